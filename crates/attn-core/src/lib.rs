@@ -1,0 +1,22 @@
+//! Backend-agnostic attention primitives for molecular machine learning.
+//!
+//! Burn 0.22 picks the backend at run time from a [`burn::tensor::Device`], so every
+//! module here runs unchanged on `Device::flex()` (CPU), `Device::wgpu(..)` and CUDA.
+//!
+//! # Mask convention (the one convention of the whole workspace)
+//! Every boolean mask in molattn is **`true` = masked out** (padding), as PyTorch's
+//! `key_padding_mask` and DGL's `attn_mask`. A `key_padding_mask` has shape `[B, N]`;
+//! `true` marks a padded atom slot that no query may attend to. Masked logits are
+//! filled with the finite [`mask::MASKED_LOGIT`] rather than `-inf`, so a row whose keys
+//! are all masked still gives finite probabilities and finite gradients (no NaN).
+//!
+//! Contents:
+//! - [`MoleculeAttention`]: MAT molecule self-attention (Maziarka et al. 2020, Eq. 2).
+//! - [`MatLayerNorm`], [`ScaleNorm`], [`MatNorm`]: MAT's normalisation layers.
+
+pub mod mask;
+pub mod molecule_attention;
+pub mod norm;
+
+pub use molecule_attention::{DistanceKernel, MoleculeAttention, MoleculeAttentionConfig};
+pub use norm::{MatLayerNorm, MatLayerNormConfig, MatNorm, NormKind, ScaleNorm, ScaleNormConfig};

@@ -1,0 +1,43 @@
+//! Named MAT input tensors.
+
+use burn::prelude::*;
+use mol_featurize::MatBatchData;
+
+/// A padded batch of molecules as MAT expects it (B = batch, N = atoms after padding,
+/// dummy node included).
+#[derive(Debug, Clone)]
+pub struct MatBatch {
+    /// `[B, N, d_atom]` atom features.
+    pub node_features: Tensor<3>,
+    /// `[B, N, N]` adjacency with self loops.
+    pub adjacency: Tensor<3>,
+    /// `[B, N, N]` distances in Angstrom.
+    pub distances: Tensor<3>,
+    /// `[B, N]`, `true` = padding.
+    pub key_padding_mask: Tensor<2, Bool>,
+}
+
+impl MatBatch {
+    /// Moves featurized data onto `device`.
+    pub fn from_data(data: &MatBatchData, device: &Device) -> Self {
+        let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
+        Self {
+            node_features: Tensor::from_data(
+                TensorData::new(data.node_features.clone(), [b, n, d]),
+                device,
+            ),
+            adjacency: Tensor::from_data(
+                TensorData::new(data.adjacency.clone(), [b, n, n]),
+                device,
+            ),
+            distances: Tensor::from_data(
+                TensorData::new(data.distances.clone(), [b, n, n]),
+                device,
+            ),
+            key_padding_mask: Tensor::from_data(
+                TensorData::new(data.key_padding_mask.clone(), [b, n]),
+                device,
+            ),
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! MAT encoder: pre-norm layers of molecule attention and FFN, then a final norm
+//! (reference `Encoder`, `EncoderLayer`, `SublayerConnection`).
+
+use attn_core::{MatNorm, MoleculeAttention, MoleculeAttentionConfig};
+use burn::nn::{Dropout, DropoutConfig};
+use burn::prelude::*;
+
+use super::config::MatConfig;
+use super::feed_forward::FeedForward;
+
+/// One encoder layer:
+/// `x = x + Dropout(MolAttn(Norm(x)))`; `x = x + Dropout(FFN(Norm(x)))`.
+#[derive(Module, Debug)]
+pub struct EncoderLayer {
+    /// Reference `self_attn`.
+    pub self_attn: MoleculeAttention,
+    /// Reference `feed_forward`.
+    pub feed_forward: FeedForward,
+    /// Reference `sublayer.0.norm`.
+    pub norm_attn: MatNorm,
+    /// Reference `sublayer.1.norm`.
+    pub norm_ff: MatNorm,
+    /// Reference `sublayer.{0,1}.dropout`.
+    pub dropout: Dropout,
+}
+
+/// The stack of [`EncoderLayer`]s and the final norm (reference `encoder.norm`).
+#[derive(Module, Debug)]
+pub struct Encoder {
+    /// Reference `encoder.layers.{i}`.
+    pub layers: Vec<EncoderLayer>,
+    /// Reference `encoder.norm`.
+    pub norm: MatNorm,
+}
+
+impl Encoder {
+    /// Builds the encoder of `config`.
+    pub fn new(config: &MatConfig, device: &Device) -> Self {
+        let attn = MoleculeAttentionConfig::new(config.d_model, config.num_heads)
+            .with_dropout(config.dropout)
+            .with_lambda_attention(config.lambda_attention)
+            .with_lambda_distance(config.lambda_distance)
+            .with_distance_kernel(config.distance_kernel)
+            .with_trainable_lambda(config.trainable_lambda);
+        let layers = (0..config.num_layers)
+            .map(|_| EncoderLayer {
+                self_attn: attn.init(device),
+                feed_forward: FeedForward::new(
+                    config.d_model,
+                    config.n_dense,
+                    config.dropout,
+                    config.leaky_relu_slope,
+                    config.dense_output_nonlinearity,
+                    device,
+                ),
+                norm_attn: MatNorm::new(config.norm, config.d_model, device),
+                norm_ff: MatNorm::new(config.norm, config.d_model, device),
+                dropout: DropoutConfig::new(config.dropout).init(),
+            })
+            .collect();
+        Self {
+            layers,
+            norm: MatNorm::new(config.norm, config.d_model, device),
+        }
+    }
+
+    /// `x: [B, N, d_model]`, `adjacency`, `distances: [B, N, N]`,
+    /// `key_padding_mask: [B, N]` (`true` = padding) -> `[B, N, d_model]`.
+    pub fn forward(
+        &self,
+        mut x: Tensor<3>,
+        adjacency: Tensor<3>,
+        distances: Tensor<3>,
+        key_padding_mask: Tensor<2, Bool>,
+    ) -> Tensor<3> {
+        for layer in &self.layers {
+            let a = layer.self_attn.forward(
+                layer.norm_attn.forward(x.clone()),
+                adjacency.clone(),
+                distances.clone(),
+                key_padding_mask.clone(),
+            );
+            x = x + layer.dropout.forward(a);
+            let f = layer.feed_forward.forward(layer.norm_ff.forward(x.clone()));
+            x = x + layer.dropout.forward(f);
+        }
+        self.norm.forward(x)
+    }
+}

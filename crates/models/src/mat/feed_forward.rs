@@ -1,0 +1,74 @@
+//! MAT position-wise feed-forward network (reference `PositionwiseFeedForward`).
+
+use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
+use burn::prelude::*;
+use burn::tensor::activation::{leaky_relu, tanh};
+
+use super::config::OutputNonlinearity;
+
+/// `n_dense` Linear(d, d) layers with LeakyReLU(slope) between them, the output
+/// nonlinearity after the last, dropout after each. `n_dense = 0` is the identity.
+/// Shapes: `[B, N, d_model]` in and out.
+#[derive(Module, Debug)]
+pub struct FeedForward {
+    /// Reference keys `feed_forward.linears.{j}`.
+    pub linears: Vec<Linear>,
+    /// One dropout per layer.
+    pub dropout: Vec<Dropout>,
+    /// LeakyReLU negative slope.
+    pub leaky_relu_slope: f64,
+    /// 0 = LeakyReLU, 1 = tanh, 2 = identity (see [`OutputNonlinearity`]).
+    pub output_nonlinearity: usize,
+}
+
+impl FeedForward {
+    /// Xavier-uniform initialised FFN.
+    pub fn new(
+        d_model: usize,
+        n_dense: usize,
+        dropout: f64,
+        leaky_relu_slope: f64,
+        output: OutputNonlinearity,
+        device: &Device,
+    ) -> Self {
+        let linears = (0..n_dense)
+            .map(|_| {
+                LinearConfig::new(d_model, d_model)
+                    .with_initializer(Initializer::XavierUniform { gain: 1.0 })
+                    .init(device)
+            })
+            .collect();
+        let output_nonlinearity = match output {
+            OutputNonlinearity::Relu => 0,
+            OutputNonlinearity::Tanh => 1,
+            OutputNonlinearity::None => 2,
+        };
+        Self {
+            linears,
+            dropout: (0..n_dense)
+                .map(|_| DropoutConfig::new(dropout).init())
+                .collect(),
+            leaky_relu_slope,
+            output_nonlinearity,
+        }
+    }
+
+    /// `[B, N, d_model] -> [B, N, d_model]`.
+    pub fn forward(&self, mut x: Tensor<3>) -> Tensor<3> {
+        let last = self.linears.len().saturating_sub(1);
+        for (i, (linear, dropout)) in self.linears.iter().zip(&self.dropout).enumerate() {
+            let y = linear.forward(x);
+            let y = if i < last {
+                leaky_relu(y, self.leaky_relu_slope)
+            } else {
+                match self.output_nonlinearity {
+                    0 => leaky_relu(y, self.leaky_relu_slope),
+                    1 => tanh(y),
+                    _ => y,
+                }
+            };
+            x = dropout.forward(y);
+        }
+        x
+    }
+}

@@ -1,0 +1,84 @@
+//! MAT generator: masked pooling over atoms, then the output projection
+//! (reference `Generator`).
+
+use attn_core::MatNorm;
+use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
+use burn::prelude::*;
+use burn::tensor::activation::leaky_relu;
+
+use super::config::{Aggregation, MatConfig};
+
+/// A hidden block of a multi-layer generator: Linear, LeakyReLU, Norm, Dropout.
+#[derive(Module, Debug)]
+pub struct GeneratorBlock {
+    /// Linear(d_model, d_model).
+    pub linear: Linear,
+    /// Norm after the activation.
+    pub norm: MatNorm,
+    /// Dropout.
+    pub dropout: Dropout,
+}
+
+/// Pools `[B, N, d_model]` into `[B, d_model]` and projects to `[B, n_output]`.
+#[derive(Module, Debug)]
+pub struct Generator {
+    /// Hidden blocks (`n_generator_layers - 1` of them).
+    pub hidden: Vec<GeneratorBlock>,
+    /// Reference `generator.proj`: Linear(d_model, n_output).
+    pub proj: Linear,
+    /// LeakyReLU slope of the hidden blocks.
+    pub leaky_relu_slope: f64,
+    /// 0 = mean, 1 = sum, 2 = dummy node.
+    pub aggregation: usize,
+}
+
+fn xavier(d_in: usize, d_out: usize, device: &Device) -> Linear {
+    LinearConfig::new(d_in, d_out)
+        .with_initializer(Initializer::XavierUniform { gain: 1.0 })
+        .init(device)
+}
+
+impl Generator {
+    /// Builds the generator of `config`.
+    pub fn new(config: &MatConfig, device: &Device) -> Self {
+        let hidden = (1..config.n_generator_layers.max(1))
+            .map(|_| GeneratorBlock {
+                linear: xavier(config.d_model, config.d_model, device),
+                norm: MatNorm::new(config.norm, config.d_model, device),
+                dropout: DropoutConfig::new(config.dropout).init(),
+            })
+            .collect();
+        Self {
+            hidden,
+            proj: xavier(config.d_model, config.n_output, device),
+            leaky_relu_slope: config.leaky_relu_slope,
+            aggregation: match config.aggregation {
+                Aggregation::Mean => 0,
+                Aggregation::Sum => 1,
+                Aggregation::DummyNode => 2,
+            },
+        }
+    }
+
+    /// `x: [B, N, d_model]`, `key_padding_mask: [B, N]` (`true` = padding)
+    /// -> `[B, n_output]`. The mean divides by the number of real nodes (dummy
+    /// included), as the reference.
+    pub fn forward(&self, x: Tensor<3>, key_padding_mask: Tensor<2, Bool>) -> Tensor<2> {
+        let [b, _, d] = x.dims();
+        let real = key_padding_mask.bool_not().float().unsqueeze_dim::<3>(2); // [B, N, 1]
+        let masked = x * real.clone();
+        let mut pooled: Tensor<2> = match self.aggregation {
+            0 => {
+                let count = real.sum_dim(1).clamp_min(1.0); // [B, 1, 1]
+                (masked.sum_dim(1) / count).reshape([b, d])
+            }
+            1 => masked.sum_dim(1).reshape([b, d]),
+            _ => masked.slice(s![.., 0..1, ..]).reshape([b, d]),
+        };
+        for block in &self.hidden {
+            let y = leaky_relu(block.linear.forward(pooled), self.leaky_relu_slope);
+            pooled = block.dropout.forward(block.norm.forward(y));
+        }
+        self.proj.forward(pooled)
+    }
+}

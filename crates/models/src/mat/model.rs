@@ -1,0 +1,54 @@
+//! The full MAT model (reference `make_model` -> `GraphTransformer`).
+
+use burn::prelude::*;
+
+use super::batch::MatBatch;
+use super::config::MatConfig;
+use super::embedding::Embedding;
+use super::encoder::Encoder;
+use super::generator::Generator;
+
+/// Molecule Attention Transformer: embedding -> encoder -> generator.
+///
+/// Field names follow the reference module tree (`src_embed`, `encoder`,
+/// `generator`) so checkpoints map one to one.
+#[derive(Module, Debug)]
+pub struct MatModel {
+    /// Atom-feature embedding.
+    pub src_embed: Embedding,
+    /// Encoder stack.
+    pub encoder: Encoder,
+    /// Pooling and output head.
+    pub generator: Generator,
+}
+
+impl MatConfig {
+    /// Builds a MAT with Xavier-uniform weights on `device`. Seed the device first
+    /// (`device.seed(s)`) for a reproducible initialisation.
+    pub fn init(&self, device: &Device) -> MatModel {
+        MatModel {
+            src_embed: Embedding::new(self.d_atom, self.d_model, self.dropout, device),
+            encoder: Encoder::new(self, device),
+            generator: Generator::new(self, device),
+        }
+    }
+}
+
+impl MatModel {
+    /// Predicts `[B, n_output]` (raw: regression values or classification logits).
+    pub fn forward(&self, batch: &MatBatch) -> Tensor<2> {
+        let h = self.encode(batch);
+        self.generator.forward(h, batch.key_padding_mask.clone())
+    }
+
+    /// Atom states after the encoder, `[B, N, d_model]`.
+    pub fn encode(&self, batch: &MatBatch) -> Tensor<3> {
+        let x = self.src_embed.forward(batch.node_features.clone());
+        self.encoder.forward(
+            x,
+            batch.adjacency.clone(),
+            batch.distances.clone(),
+            batch.key_padding_mask.clone(),
+        )
+    }
+}

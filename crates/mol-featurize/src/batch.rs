@@ -1,0 +1,65 @@
+//! Padding and batching of MAT features.
+
+use crate::mat::MatFeatures;
+
+/// A padded batch of MAT inputs as flat row-major arrays (B = batch, N = largest
+/// molecule of the batch, dummy node included).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatBatchData {
+    /// B.
+    pub batch_size: usize,
+    /// N.
+    pub n_atoms: usize,
+    /// d_atom.
+    pub d_atom: usize,
+    /// `[B, N, d_atom]`, zero-padded.
+    pub node_features: Vec<f32>,
+    /// `[B, N, N]`, zero-padded.
+    pub adjacency: Vec<f32>,
+    /// `[B, N, N]` in Angstrom, zero-padded (as the reference).
+    pub distances: Vec<f32>,
+    /// `[B, N]`, `true` = padding (the workspace convention). Derived from the features
+    /// as in the reference: a node is real iff any of its features is non-zero.
+    pub key_padding_mask: Vec<bool>,
+}
+
+/// Zero-pads molecules to the largest one and stacks them.
+///
+/// All molecules must share `d_atom` (they come from one featurizer); an empty slice
+/// gives an empty batch. Panics never: a mismatched `d_atom` is a programming error
+/// reported with [`Result::Err`] naming the molecule's position.
+pub fn pad_batch(molecules: &[&MatFeatures]) -> Result<MatBatchData, String> {
+    let batch_size = molecules.len();
+    let n = molecules.iter().map(|m| m.n_atoms).max().unwrap_or(0);
+    let d_atom = molecules.first().map_or(0, |m| m.d_atom);
+    let mut node_features = vec![0.0f32; batch_size * n * d_atom];
+    let mut adjacency = vec![0.0f32; batch_size * n * n];
+    let mut distances = vec![0.0f32; batch_size * n * n];
+    let mut key_padding_mask = vec![true; batch_size * n];
+    for (b, m) in molecules.iter().enumerate() {
+        if m.d_atom != d_atom {
+            return Err(format!(
+                "molecule {b} of the batch has d_atom {} instead of {d_atom}",
+                m.d_atom
+            ));
+        }
+        let k = m.n_atoms;
+        for i in 0..k {
+            let src = &m.node_features[i * d_atom..(i + 1) * d_atom];
+            node_features[(b * n + i) * d_atom..(b * n + i + 1) * d_atom].copy_from_slice(src);
+            key_padding_mask[b * n + i] = src.iter().all(|&v| v == 0.0);
+            let dst = (b * n + i) * n;
+            adjacency[dst..dst + k].copy_from_slice(&m.adjacency[i * k..(i + 1) * k]);
+            distances[dst..dst + k].copy_from_slice(&m.distances[i * k..(i + 1) * k]);
+        }
+    }
+    Ok(MatBatchData {
+        batch_size,
+        n_atoms: n,
+        d_atom,
+        node_features,
+        adjacency,
+        distances,
+        key_padding_mask,
+    })
+}

@@ -1,0 +1,306 @@
+//! Atom coordinates (Angstrom) for the distance matrices of MAT and Transformer-M.
+//!
+//! The reference recipe (MAT `data_utils.py`) is RDKit ETKDG + UFF on the molecule with
+//! hydrogens, falling back to a 2D layout. Here:
+//! - 3D: ETKDG distance geometry from the pure-Rust `sci-form` crate, run on **each
+//!   fragment separately** (a salt's ions are embedded one by one; the reference stacks
+//!   them at 0 Angstrom) and the fragments placed [`FRAGMENT_GAP_ANGSTROM`] apart along x.
+//!   Hydrogens are added for the embedding and dropped afterwards: they never become
+//!   graph nodes (the reference's 2D fallback leaks them; we do not).
+//! - Every embedding has a wall-clock budget ([`ConformerOptions::timeout`]); past it the
+//!   next method of the chain is used: 3D -> 2D layout (RDKit `Compute2DCoords` port,
+//!   z = 0) -> topological distances (bonds on the shortest path x
+//!   [`TOPOLOGICAL_BOND_ANGSTROM`]). Which one served is returned and counted by
+//!   [`crate::dataset::featurize_all`].
+//! - Deterministic for a given seed.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use chematic::core::{AtomIdx, MoleculeBuilder};
+use chematic::smiles::{rdkit_2d_coords, write_with_atom_order};
+use serde::{Deserialize, Serialize};
+
+use crate::molecule::{Molecule, guard};
+
+/// Gap between the bounding spheres of two fragments placed side by side (Angstrom).
+pub const FRAGMENT_GAP_ANGSTROM: f64 = 10.0;
+/// Length assigned to one bond when only the graph is known (Angstrom): a typical
+/// C-C / C-N / C-O bond.
+pub const TOPOLOGICAL_BOND_ANGSTROM: f64 = 1.5;
+
+/// Where a molecule's coordinates come from, in fallback order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CoordinateMethod {
+    /// ETKDG 3D conformer (sci-form), fragments embedded apart.
+    Embed3d,
+    /// 2D depiction layout (port of RDKit `Compute2DCoords`), z = 0.
+    Layout2d,
+    /// No coordinates: shortest-path bond counts x [`TOPOLOGICAL_BOND_ANGSTROM`].
+    Topological,
+}
+
+/// The method that actually produced a molecule's distances.
+pub type CoordinateSource = CoordinateMethod;
+
+/// How to obtain coordinates.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConformerOptions {
+    /// First method to try; later ones in the chain are fallbacks.
+    pub method: CoordinateMethod,
+    /// Seed of the embedding (0 is replaced by 1: sci-form's generator degenerates at 0).
+    pub seed: u64,
+    /// Wall-clock budget of one molecule's 3D embedding.
+    pub timeout: Duration,
+}
+
+impl Default for ConformerOptions {
+    fn default() -> Self {
+        Self {
+            method: CoordinateMethod::Embed3d,
+            seed: 42,
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Heavy-atom coordinates of `mol` (Angstrom, one `[x, y, z]` per atom in
+/// [`Molecule::atoms`] order) and the method that produced them, or `None` when every
+/// coordinate method failed (use [`distances`] to get the topological fallback).
+pub fn coordinates(
+    mol: &Molecule,
+    options: &ConformerOptions,
+) -> Option<(Vec<[f64; 3]>, CoordinateMethod)> {
+    if options.method == CoordinateMethod::Embed3d {
+        if let Some(xyz) = embed_3d_with_timeout(mol, options) {
+            return Some((xyz, CoordinateMethod::Embed3d));
+        }
+    }
+    if options.method <= CoordinateMethod::Layout2d {
+        if let Some(xyz) = layout_2d(mol) {
+            return Some((xyz, CoordinateMethod::Layout2d));
+        }
+    }
+    None
+}
+
+/// Pairwise distance matrix (Angstrom, row-major `[n * n]` over [`Molecule::atoms`])
+/// from [`coordinates`], or topological distances when no coordinates could be made.
+pub fn distances(mol: &Molecule, options: &ConformerOptions) -> (Vec<f64>, CoordinateMethod) {
+    let n = mol.num_atoms();
+    match coordinates(mol, options) {
+        Some((xyz, method)) => {
+            let mut d = vec![0.0; n * n];
+            for i in 0..n {
+                for j in 0..n {
+                    let (a, b) = (xyz[i], xyz[j]);
+                    d[i * n + j] =
+                        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2))
+                            .sqrt();
+                }
+            }
+            (d, method)
+        }
+        None => {
+            let d = mol
+                .topological_distances()
+                .into_iter()
+                .map(|hops| match hops {
+                    Some(h) => h as f64 * TOPOLOGICAL_BOND_ANGSTROM,
+                    None => FRAGMENT_GAP_ANGSTROM,
+                })
+                .collect();
+            (d, CoordinateMethod::Topological)
+        }
+    }
+}
+
+/// Runs [`embed_3d`] on a worker thread and gives up after `options.timeout`. sci-form
+/// has no cancellation: a timed-out worker finishes its (bounded) attempts in the
+/// background and its result is dropped.
+fn embed_3d_with_timeout(mol: &Molecule, options: &ConformerOptions) -> Option<Vec<[f64; 3]>> {
+    let (tx, rx) = mpsc::channel();
+    let mol = mol.clone();
+    let seed = options.seed.max(1);
+    std::thread::Builder::new()
+        .name("conformer".into())
+        .spawn(move || {
+            let out = guard(mol.smiles(), || Ok(embed_3d(&mol, seed)))
+                .ok()
+                .flatten();
+            let _ = tx.send(out);
+        })
+        .ok()?;
+    rx.recv_timeout(options.timeout).ok().flatten()
+}
+
+/// Embeds each fragment with sci-form ETKDG and places the fragments apart.
+fn embed_3d(mol: &Molecule, seed: u64) -> Option<Vec<[f64; 3]>> {
+    let n = mol.num_atoms();
+    let frag = mol.fragments();
+    let n_frag = frag.iter().copied().max().map_or(0, |m| m + 1);
+    let mut xyz = vec![[0.0; 3]; n];
+    let mut groups: Vec<Vec<usize>> = vec![Vec::new(); n_frag];
+    for (i, &f) in frag.iter().enumerate() {
+        groups[f].push(i);
+    }
+    for members in &groups {
+        if members.len() == 1 {
+            continue; // a lone ion sits at its fragment's origin
+        }
+        // Sub-molecule of this fragment, written as SMILES with a known atom order.
+        let mut local = vec![usize::MAX; n];
+        let mut builder = MoleculeBuilder::with_capacity(members.len(), members.len() + 4);
+        for (k, &i) in members.iter().enumerate() {
+            local[i] = k;
+            builder.add_atom(mol.heavy.atom(AtomIdx(i as u32)).clone());
+        }
+        for (_, e) in mol.heavy.bonds() {
+            let (u, v) = (local[e.atom1.0 as usize], local[e.atom2.0 as usize]);
+            if u != usize::MAX && v != usize::MAX {
+                builder
+                    .add_bond(AtomIdx(u as u32), AtomIdx(v as u32), e.order)
+                    .ok()?;
+            }
+        }
+        let (smiles, order) = write_with_atom_order(&builder.build());
+        let result = sci_form::embed(&smiles, seed);
+        if result.error.is_some() || result.coords.len() < 3 * members.len() {
+            return None;
+        }
+        // sci-form lists the written atoms first, in SMILES order, then added hydrogens.
+        for (k, atom) in order.iter().enumerate() {
+            let i = members[atom.0 as usize];
+            if result.elements.get(k) != Some(&mol.atoms()[i].atomic_number) {
+                return None;
+            }
+            xyz[i] = [
+                result.coords[3 * k],
+                result.coords[3 * k + 1],
+                result.coords[3 * k + 2],
+            ];
+        }
+        if xyz.iter().flatten().any(|c: &f64| !c.is_finite()) {
+            return None;
+        }
+    }
+    place_fragments_apart(&mut xyz, &groups);
+    Some(xyz)
+}
+
+/// Centres each fragment on its centroid and lines fragments up along x, separated by
+/// [`FRAGMENT_GAP_ANGSTROM`] between their bounding spheres.
+fn place_fragments_apart(xyz: &mut [[f64; 3]], groups: &[Vec<usize>]) {
+    if groups.len() < 2 {
+        return;
+    }
+    let mut offset = 0.0;
+    let mut previous_radius: Option<f64> = None;
+    for members in groups {
+        let mut centroid = [0.0; 3];
+        for &i in members {
+            for c in 0..3 {
+                centroid[c] += xyz[i][c] / members.len() as f64;
+            }
+        }
+        let mut radius: f64 = 0.0;
+        for &i in members {
+            for c in 0..3 {
+                xyz[i][c] -= centroid[c];
+            }
+            radius = radius.max(xyz[i].iter().map(|v| v * v).sum::<f64>().sqrt());
+        }
+        if let Some(prev) = previous_radius {
+            offset += prev + FRAGMENT_GAP_ANGSTROM + radius;
+        }
+        for &i in members {
+            xyz[i][0] += offset;
+        }
+        previous_radius = Some(radius);
+    }
+}
+
+/// 2D layout (port of RDKit `Compute2DCoords`; 1.5 Angstrom bonds), z = 0.
+fn layout_2d(mol: &Molecule) -> Option<Vec<[f64; 3]>> {
+    let xy = guard(mol.smiles(), || Ok(rdkit_2d_coords(&mol.parsed).ok()))
+        .ok()
+        .flatten()?;
+    if xy.len() != mol.num_atoms() {
+        return None;
+    }
+    Some(xy.into_iter().map(|[x, y]| [x, y, 0.0]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bond_lengths(smiles: &str) -> (Vec<f64>, CoordinateMethod) {
+        let mol = Molecule::from_smiles(smiles).unwrap();
+        let (xyz, method) = coordinates(&mol, &ConformerOptions::default()).unwrap();
+        let len = mol
+            .bonds()
+            .iter()
+            .map(|b| {
+                let (p, q) = (xyz[b.begin], xyz[b.end]);
+                ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt()
+            })
+            .collect();
+        (len, method)
+    }
+
+    #[test]
+    fn ethanol_bond_lengths_are_typical() {
+        let (len, method) = bond_lengths("CCO");
+        assert_eq!(method, CoordinateMethod::Embed3d);
+        assert!((len[0] - 1.51).abs() < 0.1, "C-C {}", len[0]);
+        assert!((len[1] - 1.42).abs() < 0.1, "C-O {}", len[1]);
+    }
+
+    #[test]
+    fn benzene_and_nitrile_bond_lengths_are_typical() {
+        let (len, _) = bond_lengths("c1ccccc1C#N");
+        for l in &len[..6] {
+            assert!((l - 1.39).abs() < 0.1, "aromatic C-C {l}");
+        }
+        assert!((len[7] - 1.16).abs() < 0.1, "C#N {}", len[7]);
+    }
+
+    #[test]
+    fn salt_fragments_are_placed_apart_and_deterministic() {
+        let mol = Molecule::from_smiles("CC(=O)[O-].[Na+]").unwrap();
+        let opts = ConformerOptions::default();
+        let (d, method) = distances(&mol, &opts);
+        assert_eq!(method, CoordinateMethod::Embed3d);
+        let n = mol.num_atoms();
+        for i in 0..4 {
+            assert!(
+                d[i * n + 4] >= FRAGMENT_GAP_ANGSTROM,
+                "ion too close: {}",
+                d[i * n + 4]
+            );
+        }
+        let (d2, _) = distances(&mol, &opts);
+        assert_eq!(d, d2);
+    }
+
+    #[test]
+    fn fallback_chain_is_reported() {
+        let mol = Molecule::from_smiles("c1ccccc1O").unwrap();
+        let opts = ConformerOptions {
+            method: CoordinateMethod::Layout2d,
+            ..Default::default()
+        };
+        let (d, method) = distances(&mol, &opts);
+        assert_eq!(method, CoordinateMethod::Layout2d);
+        assert!((d[1] - 1.5).abs() < 0.05, "2D bond {}", d[1]);
+        let opts = ConformerOptions {
+            method: CoordinateMethod::Topological,
+            ..Default::default()
+        };
+        let (d, method) = distances(&mol, &opts);
+        assert_eq!(method, CoordinateMethod::Topological);
+        assert_eq!(d[6], 3.0); // atom 0 -> O (atom 6): two bonds, via atom 5
+    }
+}

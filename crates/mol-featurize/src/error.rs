@@ -1,0 +1,60 @@
+//! The error type of `mol-featurize`.
+
+use thiserror::Error;
+
+/// Why a molecule could not be featurized. Every variant names the input SMILES.
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum FeaturizeError {
+    /// The text is not valid SMILES (syntax: unclosed ring, bad bracket atom, ...).
+    #[error("SMILES {smiles:?}: cannot parse: {reason}")]
+    Parse {
+        /// The input SMILES.
+        smiles: String,
+        /// Parser message.
+        reason: String,
+    },
+    /// Valid syntax but chemically invalid: RDKit's sanitisation (valence, kekulisation)
+    /// would reject it, e.g. pentavalent carbon.
+    #[error("SMILES {smiles:?}: chemically invalid: {reason}")]
+    Sanitize {
+        /// The input SMILES.
+        smiles: String,
+        /// Sanitiser message.
+        reason: String,
+    },
+    /// The molecule uses a feature the RDKit-compatible model does not cover.
+    #[error("SMILES {smiles:?}: unsupported: {reason}")]
+    Unsupported {
+        /// The input SMILES.
+        smiles: String,
+        /// What is unsupported.
+        reason: String,
+    },
+    /// The SMILES is empty or has no atom left after hydrogen removal.
+    #[error("SMILES {smiles:?}: no atoms")]
+    Empty {
+        /// The input SMILES.
+        smiles: String,
+    },
+    /// A third-party routine panicked on this input; caught and reported instead.
+    #[error("SMILES {smiles:?}: internal error: {reason}")]
+    Internal {
+        /// The input SMILES.
+        smiles: String,
+        /// Panic message.
+        reason: String,
+    },
+}
+
+impl FeaturizeError {
+    /// Short machine-readable kind, used in skip reports (`parse`, `sanitize`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FeaturizeError::Parse { .. } => "parse",
+            FeaturizeError::Sanitize { .. } => "sanitize",
+            FeaturizeError::Unsupported { .. } => "unsupported",
+            FeaturizeError::Empty { .. } => "empty",
+            FeaturizeError::Internal { .. } => "internal",
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! Molecules to model inputs for attention-based molecular machine learning.
+//!
+//! Plain Rust data out, no Burn dependency. The pipeline for the Molecule Attention
+//! Transformer (MAT; Maziarka et al. 2020, arXiv 2002.08264) is:
+//!
+//! 1. [`Molecule::from_smiles`]: parse and sanitise a SMILES string with RDKit's
+//!    semantics (aromaticity, hydrogen counts; explicit `[H]` atoms folded into their
+//!    heavy atom, as `Chem.RemoveHs`) through the pure-Rust `chematic` toolkit.
+//! 2. [`conformer::coordinates`]: one 3D conformer per molecule (ETKDG via `sci-form`,
+//!    each fragment embedded on its own and placed apart), with a bounded wall-clock
+//!    budget and a counted fallback chain 3D -> 2D layout -> topological.
+//! 3. [`mat::featurize`]: the 28-column MAT atom features, adjacency with self loops and
+//!    the distance matrix, a dummy node prepended at index 0 (SPEC.md 1.1).
+//! 4. [`batch::pad_batch`]: zero padding to the largest molecule, with the key padding
+//!    mask derived from the features.
+//!
+//! [`dataset::featurize_all`] runs steps 1-3 over many SMILES in parallel (rayon) with
+//! a progress bar and a report of every molecule that was skipped and why.
+
+pub mod batch;
+pub mod conformer;
+pub mod dataset;
+pub mod error;
+pub mod mat;
+pub mod molecule;
+pub mod scaffold;
+pub mod vocab;
+
+pub use batch::{MatBatchData, pad_batch};
+pub use conformer::{ConformerOptions, CoordinateMethod, CoordinateSource};
+pub use dataset::{FeaturizeReport, SkippedMolecule, featurize_all};
+pub use error::FeaturizeError;
+pub use mat::{ChargeEncoding, MatFeatures, MatFeaturizer};
+pub use molecule::{Atom, Bond, BondOrder, Molecule};

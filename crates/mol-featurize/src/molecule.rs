@@ -1,0 +1,382 @@
+//! The molecular graph every featurizer reads, independent of the parsing toolkit.
+//!
+//! Parsing and RDKit-compatible perception come from `chematic` (pinned), wrapped here
+//! so that the toolkit can be swapped without touching the featurizers.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use chematic::core::{AtomIdx, Molecule as ChemMolecule, MoleculeBuilder};
+use chematic::smiles::{RdkitSmilesError, parse, rdkit_sanitized_model};
+
+use crate::error::FeaturizeError;
+
+/// One atom of a hydrogen-suppressed molecule, with RDKit's perceived properties.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Atom {
+    /// Atomic number (6 = carbon).
+    pub atomic_number: u8,
+    /// Formal charge (elementary charges).
+    pub formal_charge: i8,
+    /// Total hydrogen count, implicit + explicit (RDKit `GetTotalNumHs` after `RemoveHs`).
+    pub total_hydrogens: u8,
+    /// Aromatic under RDKit's default aromaticity model.
+    pub is_aromatic: bool,
+    /// Member of at least one ring (RDKit `IsInRing`).
+    pub is_in_ring: bool,
+}
+
+/// Bond order as perceived by RDKit (aromatic bonds are `Aromatic`, not Kekulé).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BondOrder {
+    /// Single (also directional `/` `\`).
+    Single,
+    /// Double.
+    Double,
+    /// Triple.
+    Triple,
+    /// Aromatic.
+    Aromatic,
+    /// Quadruple, dative or another order.
+    Other,
+}
+
+/// One bond between atoms `begin` and `end` (indices into [`Molecule::atoms`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bond {
+    /// First atom.
+    pub begin: usize,
+    /// Second atom.
+    pub end: usize,
+    /// Bond order.
+    pub order: BondOrder,
+}
+
+/// A sanitised molecule without hydrogen atoms as nodes (as RDKit's `MolFromSmiles`
+/// followed by `RemoveHs`). Atom order follows the input SMILES.
+#[derive(Clone)]
+pub struct Molecule {
+    smiles: String,
+    atoms: Vec<Atom>,
+    bonds: Vec<Bond>,
+    neighbours: Vec<Vec<usize>>,
+    /// The toolkit's molecule read from the SMILES (hydrogen nodes included).
+    pub(crate) parsed: ChemMolecule,
+    /// The toolkit's hydrogen-suppressed molecule, atoms in the order of `atoms`.
+    pub(crate) heavy: ChemMolecule,
+}
+
+impl std::fmt::Debug for Molecule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Molecule")
+            .field("smiles", &self.smiles)
+            .field("atoms", &self.atoms)
+            .field("bonds", &self.bonds)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Molecule {
+    /// Parses and sanitises a SMILES string.
+    ///
+    /// Leading and trailing whitespace is trimmed. Hydrogen atoms written as `[H]` are
+    /// folded into their heavy atom's hydrogen count (RDKit `RemoveHs`).
+    ///
+    /// # Errors
+    /// [`FeaturizeError::Parse`] for bad syntax (`C1CC`), [`FeaturizeError::Sanitize`]
+    /// for chemically invalid input (pentavalent carbon), [`FeaturizeError::Unsupported`],
+    /// [`FeaturizeError::Empty`], and [`FeaturizeError::Internal`] if the toolkit panics.
+    pub fn from_smiles(smiles: &str) -> Result<Self, FeaturizeError> {
+        let smiles = smiles.trim();
+        guard(smiles, || Self::from_trimmed(smiles))
+    }
+
+    fn from_trimmed(smiles: &str) -> Result<Self, FeaturizeError> {
+        let err = |reason: String| FeaturizeError::Parse {
+            smiles: smiles.to_string(),
+            reason,
+        };
+        if smiles.is_empty() {
+            return Err(FeaturizeError::Empty {
+                smiles: smiles.to_string(),
+            });
+        }
+        let parsed = parse(smiles).map_err(|e| err(e.to_string()))?;
+        let model = rdkit_sanitized_model(&parsed).map_err(|e| match e {
+            RdkitSmilesError::Sanitization(reason) => FeaturizeError::Sanitize {
+                smiles: smiles.to_string(),
+                reason,
+            },
+            RdkitSmilesError::Unsupported(reason) => FeaturizeError::Unsupported {
+                smiles: smiles.to_string(),
+                reason,
+            },
+        })?;
+
+        let mut new_index = vec![usize::MAX; parsed.atom_count()];
+        let mut atoms = Vec::new();
+        for (old, perceived) in model.atoms.iter().enumerate() {
+            if let Some((is_aromatic, formal_charge, total_hydrogens)) = *perceived {
+                new_index[old] = atoms.len();
+                atoms.push(Atom {
+                    atomic_number: parsed.atom(AtomIdx(old as u32)).element.atomic_number(),
+                    formal_charge,
+                    total_hydrogens,
+                    is_aromatic,
+                    is_in_ring: false,
+                });
+            }
+        }
+        if atoms.is_empty() {
+            return Err(FeaturizeError::Empty {
+                smiles: smiles.to_string(),
+            });
+        }
+
+        let mut builder = MoleculeBuilder::with_capacity(atoms.len(), parsed.bond_count());
+        for (old, &new) in new_index.iter().enumerate() {
+            if new == usize::MAX {
+                continue;
+            }
+            let mut atom = parsed.atom(AtomIdx(old as u32)).clone();
+            if model.removed_h_neighbors[old] > 0 {
+                // Neighbour order changed: the written stereo tag no longer applies.
+                atom.chirality = Default::default();
+                if atom.hydrogen_count.is_some() {
+                    atom.hydrogen_count = Some(atoms[new].total_hydrogens);
+                }
+            }
+            builder.add_atom(atom);
+        }
+        let mut bonds = Vec::new();
+        for (b, entry) in parsed.bonds() {
+            let (u, v) = (
+                new_index[entry.atom1.0 as usize],
+                new_index[entry.atom2.0 as usize],
+            );
+            let Some(order) = model.bonds[b.0 as usize] else {
+                continue;
+            };
+            if u == usize::MAX || v == usize::MAX {
+                continue;
+            }
+            use chematic::core::BondOrder as C;
+            let order = match order {
+                C::Single | C::Up | C::Down => BondOrder::Single,
+                C::Double => BondOrder::Double,
+                C::Triple => BondOrder::Triple,
+                C::Aromatic => BondOrder::Aromatic,
+                _ => BondOrder::Other,
+            };
+            builder
+                .add_bond(AtomIdx(u as u32), AtomIdx(v as u32), entry.order)
+                .map_err(|e| err(format!("bond {u}-{v}: {e:?}")))?;
+            bonds.push(Bond {
+                begin: u,
+                end: v,
+                order,
+            });
+        }
+        let heavy = builder.build();
+
+        let mut neighbours = vec![Vec::new(); atoms.len()];
+        for b in &bonds {
+            neighbours[b.begin].push(b.end);
+            neighbours[b.end].push(b.begin);
+        }
+        let mut mol = Molecule {
+            smiles: smiles.to_string(),
+            atoms,
+            bonds,
+            neighbours,
+            parsed,
+            heavy,
+        };
+        for (i, in_ring) in mol.ring_membership().into_iter().enumerate() {
+            mol.atoms[i].is_in_ring = in_ring;
+        }
+        Ok(mol)
+    }
+
+    /// The (trimmed) SMILES this molecule was read from.
+    pub fn smiles(&self) -> &str {
+        &self.smiles
+    }
+
+    /// Atoms, hydrogen-suppressed, in input order.
+    pub fn atoms(&self) -> &[Atom] {
+        &self.atoms
+    }
+
+    /// Bonds between [`Molecule::atoms`].
+    pub fn bonds(&self) -> &[Bond] {
+        &self.bonds
+    }
+
+    /// Number of atoms (hydrogen-suppressed).
+    pub fn num_atoms(&self) -> usize {
+        self.atoms.len()
+    }
+
+    /// Indices of the atoms bonded to atom `i`.
+    pub fn neighbours(&self, i: usize) -> &[usize] {
+        &self.neighbours[i]
+    }
+
+    /// Number of bonded (non-hydrogen) neighbours of atom `i` (RDKit `GetDegree`
+    /// after `RemoveHs`).
+    pub fn degree(&self, i: usize) -> usize {
+        self.neighbours[i].len()
+    }
+
+    /// Connected components (fragments of a salt or mixture): for each atom, the index
+    /// of its fragment; fragments are numbered in order of their first atom.
+    pub fn fragments(&self) -> Vec<usize> {
+        let mut frag = vec![usize::MAX; self.atoms.len()];
+        let mut next = 0;
+        for start in 0..self.atoms.len() {
+            if frag[start] != usize::MAX {
+                continue;
+            }
+            frag[start] = next;
+            let mut stack = vec![start];
+            while let Some(a) = stack.pop() {
+                for &n in &self.neighbours[a] {
+                    if frag[n] == usize::MAX {
+                        frag[n] = next;
+                        stack.push(n);
+                    }
+                }
+            }
+            next += 1;
+        }
+        frag
+    }
+
+    /// Number of bonds on the shortest path between every pair of atoms, row-major
+    /// `[n * n]`; `None` between different fragments.
+    pub fn topological_distances(&self) -> Vec<Option<u32>> {
+        let n = self.atoms.len();
+        let mut out = vec![None; n * n];
+        for s in 0..n {
+            let row = &mut out[s * n..(s + 1) * n];
+            row[s] = Some(0);
+            let mut queue = std::collections::VecDeque::from([s]);
+            while let Some(a) = queue.pop_front() {
+                let d = row[a].unwrap_or(0);
+                for &b in &self.neighbours[a] {
+                    if row[b].is_none() {
+                        row[b] = Some(d + 1);
+                        queue.push_back(b);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Ring membership of every atom: an atom is in a ring iff one of its bonds is not
+    /// a bridge (removing it leaves its ends connected).
+    fn ring_membership(&self) -> Vec<bool> {
+        let n = self.atoms.len();
+        let mut in_ring = vec![false; n];
+        for (k, bond) in self.bonds.iter().enumerate() {
+            if in_ring[bond.begin] && in_ring[bond.end] {
+                continue;
+            }
+            let mut seen = vec![false; n];
+            seen[bond.begin] = true;
+            let mut stack = vec![bond.begin];
+            let mut cyclic = false;
+            'search: while let Some(a) = stack.pop() {
+                for (j, other) in self.bonds.iter().enumerate() {
+                    if j == k {
+                        continue;
+                    }
+                    let next = if other.begin == a {
+                        other.end
+                    } else if other.end == a {
+                        other.begin
+                    } else {
+                        continue;
+                    };
+                    if next == bond.end {
+                        cyclic = true;
+                        break 'search;
+                    }
+                    if !seen[next] {
+                        seen[next] = true;
+                        stack.push(next);
+                    }
+                }
+            }
+            if cyclic {
+                in_ring[bond.begin] = true;
+                in_ring[bond.end] = true;
+            }
+        }
+        in_ring
+    }
+}
+
+/// Runs `f`, turning a panic inside a third-party routine into
+/// [`FeaturizeError::Internal`] naming the SMILES.
+pub(crate) fn guard<T>(
+    smiles: &str,
+    f: impl FnOnce() -> Result<T, FeaturizeError>,
+) -> Result<T, FeaturizeError> {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
+        let reason = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_string());
+        Err(FeaturizeError::Internal {
+            smiles: smiles.to_string(),
+            reason,
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invalid_smiles_are_typed_errors() {
+        assert_eq!(Molecule::from_smiles("C1CC").unwrap_err().kind(), "parse");
+        assert_eq!(
+            Molecule::from_smiles("C(C)(C)(C)(C)C").unwrap_err().kind(),
+            "sanitize"
+        );
+        assert_eq!(Molecule::from_smiles("   ").unwrap_err().kind(), "empty");
+        let e = Molecule::from_smiles("C1CC").unwrap_err().to_string();
+        assert!(e.contains("C1CC"), "{e}");
+    }
+
+    #[test]
+    fn whitespace_is_trimmed_and_hydrogens_folded() {
+        let m = Molecule::from_smiles(" [H]OC([H])([H])C \t").unwrap();
+        assert_eq!(m.smiles(), "[H]OC([H])([H])C");
+        assert_eq!(m.num_atoms(), 3);
+        let h: Vec<u8> = m.atoms().iter().map(|a| a.total_hydrogens).collect();
+        assert_eq!(h, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn rings_and_fragments() {
+        // Spiro/bridged ring plus a side chain and a counter-ion.
+        let m = Molecule::from_smiles("C1CC2(CC1)CCC2CO.[Na+]").unwrap();
+        let ring: Vec<bool> = m.atoms().iter().map(|a| a.is_in_ring).collect();
+        assert_eq!(
+            ring,
+            vec![
+                true, true, true, true, true, true, true, true, false, false, false
+            ]
+        );
+        assert_eq!(m.fragments(), vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+        let d = m.topological_distances();
+        let n = m.num_atoms();
+        assert_eq!(d[0 * n + 9], Some(5)); // C1 -> O: C1-C(ring)-C2... shortest 5 bonds
+        assert_eq!(d[0 * n + 10], None);
+    }
+}

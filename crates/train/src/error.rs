@@ -1,0 +1,55 @@
+//! The error type of `train`.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+/// Errors of dataset loading, training and prediction.
+#[derive(Debug, Error)]
+pub enum TrainError {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The CSV is malformed or lacks a column.
+    #[error("{path}: {reason}")]
+    Csv {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (row and column named).
+        reason: String,
+    },
+    /// A split file is malformed or lacks the requested split.
+    #[error("split file {path}: {reason}")]
+    Split {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A checkpoint or run directory is missing or inconsistent.
+    #[error("checkpoint {path}: {reason}")]
+    Checkpoint {
+        /// The file or directory.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Invalid options or data (e.g. an empty training set).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl TrainError {
+    /// Wraps an I/O error with its path.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        TrainError::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! Learning curves drawn with plotters.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use plotters::prelude::*;
+use plotters::style::{FontStyle, register_font};
+
+use crate::error::TrainError;
+
+/// Font files tried, in order, for the axis labels (Debian `fonts-dejavu-core`).
+const FONT_CANDIDATES: [&str; 2] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+];
+
+/// Registers a system sans-serif font once; `false` if none is installed (the plot is
+/// then drawn without text).
+fn font_available() -> bool {
+    static FONT: OnceLock<bool> = OnceLock::new();
+    *FONT.get_or_init(|| {
+        FONT_CANDIDATES.iter().any(|path| {
+            std::fs::read(path)
+                .ok()
+                .map(|bytes| {
+                    register_font(
+                        "sans-serif",
+                        FontStyle::Normal,
+                        Box::leak(bytes.into_boxed_slice()),
+                    )
+                    .is_ok()
+                })
+                .unwrap_or(false)
+        })
+    })
+}
+
+/// Draws training and validation loss per epoch into a PNG (`width x height` pixels).
+///
+/// # Errors
+/// [`TrainError::Invalid`] if plotters cannot draw or write the file.
+pub fn loss_curves(
+    path: &Path,
+    train: &[f64],
+    valid: &[f64],
+    loss_name: &str,
+) -> Result<(), TrainError> {
+    let err = |e: String| TrainError::Invalid(format!("plot {}: {e}", path.display()));
+    let with_text = font_available();
+    let root = BitMapBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let n = train.len().max(valid.len()).max(1);
+    let finite = train.iter().chain(valid).copied().filter(|v| v.is_finite());
+    let y_max = finite.clone().fold(f64::MIN, f64::max).max(1e-6) * 1.05;
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(20);
+    if with_text {
+        builder
+            .caption(
+                format!("MAT training: {loss_name} per epoch"),
+                ("sans-serif", 24),
+            )
+            .x_label_area_size(45)
+            .y_label_area_size(70);
+    }
+    let mut chart = builder
+        .build_cartesian_2d(1f64..n as f64, 0f64..y_max)
+        .map_err(|e| err(e.to_string()))?;
+    if with_text {
+        chart
+            .configure_mesh()
+            .x_desc("epoch")
+            .y_desc(loss_name)
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+    }
+    for (values, color, label) in [(train, &BLUE, "train"), (valid, &RED, "valid")] {
+        let series = chart
+            .draw_series(LineSeries::new(
+                values.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)),
+                color,
+            ))
+            .map_err(|e| err(e.to_string()))?;
+        if with_text {
+            series
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+    }
+    if with_text {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+    }
+    root.present().map_err(|e| err(e.to_string()))?;
+    Ok(())
+}

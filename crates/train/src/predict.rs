@@ -1,0 +1,89 @@
+//! Batched inference with a MAT model and prediction from a trained run directory.
+
+use std::path::Path;
+
+use burn::prelude::*;
+use models::{MatBatch, MatModel};
+use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all, pad_batch};
+use serde::Serialize;
+
+use crate::error::TrainError;
+use crate::trainer::{RunSpec, Task};
+
+/// Runs `model` (evaluation mode) over `features` in batches of `batch_size`.
+/// Returns raw outputs `[n][n_output]` (logits for classification; scaled values for
+/// regression: apply [`RunSpec::unscale`]).
+pub fn predict_raw(
+    model: &MatModel,
+    features: &[&MatFeatures],
+    batch_size: usize,
+    device: &Device,
+) -> Vec<Vec<f32>> {
+    let mut out = Vec::with_capacity(features.len());
+    for chunk in features.chunks(batch_size.max(1)) {
+        // pad_batch only fails on mixed d_atom, impossible within one featurizer.
+        let data = pad_batch(chunk).expect("one featurizer, one d_atom");
+        let y = model.forward(&MatBatch::from_data(&data, device));
+        let [_, k] = y.dims();
+        let values: Vec<f32> = y.try_into_vec_as::<f32>().unwrap_or_default();
+        out.extend(values.chunks(k).map(|c| c.to_vec()));
+    }
+    out
+}
+
+/// One prediction of [`predict_smiles`].
+#[derive(Debug, Clone, Serialize)]
+pub struct Prediction {
+    /// Input row.
+    pub row: usize,
+    /// SMILES as given.
+    pub smiles: String,
+    /// One value per target: the target's unit for regression, the probability of the
+    /// positive class for classification. `None` if the molecule was skipped.
+    pub values: Option<Vec<f32>>,
+    /// Why the molecule was skipped.
+    pub error: Option<String>,
+}
+
+/// Loads the best model of a run directory written by [`crate::trainer::train_run`]
+/// and predicts every SMILES (featurized exactly as in training).
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] if the run directory lacks `run.json` or
+/// `best_model.bpk`.
+pub fn predict_smiles(
+    run_dir: &Path,
+    smiles: &[String],
+    device: &Device,
+) -> Result<(Vec<Prediction>, FeaturizeReport, RunSpec), TrainError> {
+    let spec = RunSpec::load(run_dir)?;
+    let model = spec.load_best_model(run_dir, device)?;
+    let (features, report) = featurize_all(smiles, &spec.featurizer, smiles.len() > 200);
+    let ok: Vec<&MatFeatures> = features.iter().flatten().collect();
+    let raw = predict_raw(&model, &ok, spec.train.batch_size, device);
+    let mut raw = raw.into_iter();
+    let mut skipped = report.skipped.iter().peekable();
+    let predictions = smiles
+        .iter()
+        .enumerate()
+        .map(|(row, s)| {
+            let mut p = Prediction {
+                row,
+                smiles: s.clone(),
+                values: None,
+                error: None,
+            };
+            if features[row].is_some() {
+                let r = raw.next().unwrap_or_default();
+                p.values = Some(match spec.task {
+                    Task::Regression => spec.unscale(&r),
+                    Task::Classification => r.iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect(),
+                });
+            } else if let Some(s) = skipped.next_if(|s| s.row == row) {
+                p.error = Some(s.reason.clone());
+            }
+            p
+        })
+        .collect();
+    Ok((predictions, report, spec))
+}

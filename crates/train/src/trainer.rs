@@ -1,0 +1,767 @@
+//! MAT training: CSV -> featurize -> split -> Adam + Noam -> early stopping -> best
+//! checkpoint -> test metrics.
+//!
+//! Recipe (SPEC.md 1.2, gmum/huggingmolecules): Adam, Noam schedule with warm-up over
+//! the first 20% of steps, batch 32, up to 100 epochs, MSE for regression and BCE with
+//! logits for classification. Early stopping watches validation RMSE (regression) or
+//! ROC-AUC (classification); the best epoch's weights are kept.
+//!
+//! Exact resume: every epoch starts by re-seeding the device (dropout) and the data
+//! shuffle from `(seed, epoch)`, and the checkpoint holds the model, the Adam state,
+//! the global step and the history, so `--resume` continues bit for bit.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::lr_scheduler::noam::NoamLrSchedulerConfig;
+use burn::nn::loss::{BinaryCrossEntropyLossConfig, MseLoss, Reduction};
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::prelude::*;
+use models::{MatBatch, MatConfig, MatModel};
+use mol_featurize::scaffold::bemis_murcko_scaffold;
+use mol_featurize::{
+    FeaturizeReport, MatFeatures, MatFeaturizer, Molecule, featurize_all, pad_batch,
+};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+use crate::checkpoint::{resolve, write_atomically, write_file_atomically};
+use crate::data::MoleculeTable;
+use crate::error::TrainError;
+use crate::metrics::{mae, rmse, roc_auc};
+use crate::predict::predict_raw;
+use crate::splits::{Split, random_split, read_split_file, scaffold_split};
+
+/// Kind of prediction task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Task {
+    /// Real-valued targets; MSE loss; RMSE and MAE reported.
+    Regression,
+    /// Binary 0/1 targets; BCE-with-logits loss; ROC-AUC reported.
+    Classification,
+}
+
+/// Optimisation settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrainOptions {
+    /// Maximum number of epochs.
+    pub epochs: usize,
+    /// Molecules per batch.
+    pub batch_size: usize,
+    /// Peak learning rate of the Noam schedule (reached at the end of warm-up).
+    pub learning_rate: f64,
+    /// Fraction of all steps spent warming up.
+    pub warmup_fraction: f64,
+    /// Stop after this many epochs without a validation improvement.
+    pub patience: usize,
+    /// Seed of initialisation, shuffling and dropout.
+    pub seed: u64,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        Self {
+            epochs: 100,
+            batch_size: 32,
+            learning_rate: 1e-3,
+            warmup_fraction: 0.2,
+            patience: 20,
+            seed: 0,
+        }
+    }
+}
+
+/// How the split is chosen.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitSpec {
+    /// A named split of a split file.
+    File {
+        /// The JSON split file.
+        path: PathBuf,
+        /// The split's name, e.g. `random-0`.
+        name: String,
+    },
+    /// Seeded random 80/10/10.
+    Random {
+        /// Seed.
+        seed: u64,
+    },
+    /// Bemis-Murcko scaffold 80/10/10.
+    Scaffold,
+}
+
+/// Everything that defines a training run; saved as `run.json` in the run directory
+/// and read back by prediction.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunSpec {
+    /// Dataset CSV.
+    pub data: PathBuf,
+    /// SMILES column name.
+    pub smiles_column: String,
+    /// Target column names.
+    pub target_columns: Vec<String>,
+    /// Split.
+    pub split: SplitSpec,
+    /// Regression or classification.
+    pub task: Task,
+    /// Featurizer settings (d_atom must equal `model.d_atom`).
+    pub featurizer: MatFeaturizer,
+    /// Model hyper-parameters.
+    pub model: MatConfig,
+    /// Optimisation settings.
+    pub train: TrainOptions,
+    /// Regression targets are standardised with the training mean/std; filled in by
+    /// the run (empty before).
+    #[serde(default)]
+    pub target_mean: Vec<f32>,
+    /// See `target_mean`.
+    #[serde(default)]
+    pub target_std: Vec<f32>,
+}
+
+impl RunSpec {
+    /// Reads `run.json` of a run directory.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] if missing or malformed.
+    pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
+        let path = run_dir.join("run.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
+            path,
+            reason: e.to_string(),
+        })
+    }
+
+    /// Loads `best_model.bpk` of a run directory onto `device`.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] if it is missing or does not fit the configuration.
+    pub fn load_best_model(&self, run_dir: &Path, device: &Device) -> Result<MatModel, TrainError> {
+        let path = run_dir.join("best_model.bpk");
+        self.model
+            .init(device)
+            .try_load_file(&path)
+            .map_err(|e| TrainError::Checkpoint {
+                path,
+                reason: format!("{e:?}"),
+            })
+    }
+
+    /// Model outputs back to target units (identity for classification).
+    pub fn unscale(&self, raw: &[f32]) -> Vec<f32> {
+        raw.iter()
+            .enumerate()
+            .map(|(k, v)| {
+                v * self.target_std.get(k).copied().unwrap_or(1.0)
+                    + self.target_mean.get(k).copied().unwrap_or(0.0)
+            })
+            .collect()
+    }
+
+    fn scale(&self, target: &[f32]) -> Vec<f32> {
+        target
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                (v - self.target_mean.get(k).copied().unwrap_or(0.0))
+                    / self.target_std.get(k).copied().unwrap_or(1.0)
+            })
+            .collect()
+    }
+}
+
+/// Metrics of one part (train, valid or test), in the targets' units.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PartMetrics {
+    /// Molecules evaluated.
+    pub n: usize,
+    /// RMSE (regression), averaged over targets.
+    pub rmse: Option<f64>,
+    /// MAE (regression), averaged over targets.
+    pub mae: Option<f64>,
+    /// ROC-AUC (classification), averaged over targets.
+    pub roc_auc: Option<f64>,
+}
+
+/// One epoch of the learning curve.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EpochRecord {
+    /// 1-based epoch.
+    pub epoch: usize,
+    /// Mean training loss (MSE on standardised targets, or BCE).
+    pub train_loss: f64,
+    /// Validation loss, same definition.
+    pub valid_loss: f64,
+    /// Validation metric watched by early stopping (RMSE or ROC-AUC).
+    pub valid_metric: f64,
+    /// Learning rate at the end of the epoch.
+    pub learning_rate: f64,
+}
+
+/// State saved in the checkpoint for an exact resume.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct TrainState {
+    epochs_done: usize,
+    global_step: usize,
+    best_metric: f64,
+    best_epoch: usize,
+    history: Vec<EpochRecord>,
+    train_seconds: f64,
+}
+
+/// What `metrics.json` holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrainSummary {
+    /// Task.
+    pub task: Task,
+    /// Units of RMSE/MAE: the targets' units.
+    pub units: String,
+    /// Test RMSE (regression).
+    pub test_rmse: Option<f64>,
+    /// Test MAE (regression).
+    pub test_mae: Option<f64>,
+    /// Test ROC-AUC (classification).
+    pub test_roc_auc: Option<f64>,
+    /// Validation RMSE (regression).
+    pub valid_rmse: Option<f64>,
+    /// Validation MAE (regression).
+    pub valid_mae: Option<f64>,
+    /// Validation ROC-AUC (classification).
+    pub valid_roc_auc: Option<f64>,
+    /// Per-part details.
+    pub train: PartMetrics,
+    /// Per-part details.
+    pub valid: PartMetrics,
+    /// Per-part details.
+    pub test: PartMetrics,
+    /// Epochs run (early stopping may end before the maximum).
+    pub epochs: usize,
+    /// Epoch whose weights were kept.
+    pub best_epoch: usize,
+    /// Wall-clock seconds of the training loop (resumed runs add up).
+    pub train_seconds: f64,
+    /// Wall-clock seconds of featurization.
+    pub featurize_seconds: f64,
+    /// Rows skipped by featurization (listed in `featurize_report.json`).
+    pub n_skipped: usize,
+    /// Split rows dropped because their molecule was skipped, per part.
+    pub n_dropped_from_split: [usize; 3],
+    /// Model parameters.
+    pub n_params: usize,
+}
+
+/// Options of [`train_run`] that are not part of the run's definition.
+#[derive(Debug, Clone, Default)]
+pub struct RunControl {
+    /// Continue from the run directory's checkpoint.
+    pub resume: bool,
+    /// Draw progress bars.
+    pub progress: bool,
+    /// Stop after this many epochs in this invocation (for tests of resume); the run
+    /// can then be resumed.
+    pub stop_after_epochs: Option<usize>,
+}
+
+struct Part<'a> {
+    features: Vec<&'a MatFeatures>,
+    targets: Vec<Vec<f32>>,
+}
+
+/// Trains a MAT as described by `spec`, writing into `run_dir`: `run.json`,
+/// `featurize_report.json`, `checkpoint/` (last epoch), `best_model.bpk`,
+/// `metrics.json`, `curves.png`, `test_predictions.csv`.
+///
+/// `device` is the plain (non-autodiff) device; training runs on `device.autodiff()`.
+///
+/// # Errors
+/// Dataset, split, checkpoint or I/O errors ([`TrainError`]), each naming the file.
+pub fn train_run(
+    spec: &RunSpec,
+    run_dir: &Path,
+    control: &RunControl,
+    device: &Device,
+) -> Result<TrainSummary, TrainError> {
+    std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
+    if spec.featurizer.d_atom() != spec.model.d_atom {
+        return Err(TrainError::Invalid(format!(
+            "featurizer gives d_atom {} but the model expects {}",
+            spec.featurizer.d_atom(),
+            spec.model.d_atom
+        )));
+    }
+    let table = MoleculeTable::read_csv(&spec.data, &spec.smiles_column, &spec.target_columns)?;
+    if table.is_empty() {
+        return Err(TrainError::Invalid(format!(
+            "{}: no rows",
+            spec.data.display()
+        )));
+    }
+
+    let t0 = Instant::now();
+    let (features, report) = featurize_all(&table.smiles, &spec.featurizer, control.progress);
+    let featurize_seconds = t0.elapsed().as_secs_f64();
+    write_json(&run_dir.join("featurize_report.json"), &report)?;
+    if report.n_skipped > 0 {
+        eprintln!(
+            "featurize: skipped {} of {} rows (see {}):",
+            report.n_skipped,
+            report.n_total,
+            run_dir.join("featurize_report.json").display()
+        );
+        for s in report.skipped.iter().take(10) {
+            eprintln!("  row {}: {}", s.row, s.reason);
+        }
+    }
+
+    let split = make_split(spec, &table, &features)?;
+    let keep = |rows: &[usize]| -> (Vec<usize>, usize) {
+        let kept: Vec<usize> = rows
+            .iter()
+            .copied()
+            .filter(|&r| features[r].is_some())
+            .collect();
+        let dropped = rows.len() - kept.len();
+        (kept, dropped)
+    };
+    let (train_rows, d0) = keep(&split.train);
+    let (valid_rows, d1) = keep(&split.valid);
+    let (test_rows, d2) = keep(&split.test);
+    if train_rows.is_empty() || valid_rows.is_empty() {
+        return Err(TrainError::Invalid(
+            "the split leaves no training or validation molecule".into(),
+        ));
+    }
+
+    let mut spec = spec.clone();
+    if spec.task == Task::Regression {
+        let k = spec.target_columns.len();
+        let n = train_rows.len() as f32;
+        spec.target_mean = (0..k)
+            .map(|j| train_rows.iter().map(|&r| table.targets[r][j]).sum::<f32>() / n)
+            .collect();
+        spec.target_std = (0..k)
+            .map(|j| {
+                let m = spec.target_mean[j];
+                let var = train_rows
+                    .iter()
+                    .map(|&r| (table.targets[r][j] - m).powi(2))
+                    .sum::<f32>()
+                    / n;
+                var.sqrt().max(1e-6)
+            })
+            .collect();
+    }
+    write_json(&run_dir.join("run.json"), &spec)?;
+
+    let part = |rows: &[usize]| Part {
+        features: rows
+            .iter()
+            .map(|&r| features[r].as_ref().expect("kept rows are featurized"))
+            .collect(),
+        targets: rows.iter().map(|&r| table.targets[r].clone()).collect(),
+    };
+    let (train, valid, test) = (part(&train_rows), part(&valid_rows), part(&test_rows));
+
+    let state = fit(&spec, run_dir, control, device, &train, &valid, &report)?;
+    let Some(state) = state else {
+        // Stopped early on request (resume test): no final metrics yet.
+        return Err(TrainError::Invalid(
+            "stopped before the end of training (stop_after_epochs)".into(),
+        ));
+    };
+
+    let best = spec.load_best_model(run_dir, device)?;
+    let evaluate = |p: &Part| part_metrics(&spec, &best, p, device);
+    let (m_train, m_valid, m_test) = (evaluate(&train), evaluate(&valid), evaluate(&test));
+    write_test_predictions(
+        &run_dir.join("test_predictions.csv"),
+        &spec,
+        &best,
+        &test,
+        &test_rows,
+        &table,
+        device,
+    )?;
+
+    let summary = TrainSummary {
+        task: spec.task,
+        units: "target units".into(),
+        test_rmse: m_test.rmse,
+        test_mae: m_test.mae,
+        test_roc_auc: m_test.roc_auc,
+        valid_rmse: m_valid.rmse,
+        valid_mae: m_valid.mae,
+        valid_roc_auc: m_valid.roc_auc,
+        train: m_train,
+        valid: m_valid,
+        test: m_test,
+        epochs: state.epochs_done,
+        best_epoch: state.best_epoch,
+        train_seconds: state.train_seconds,
+        featurize_seconds,
+        n_skipped: report.n_skipped,
+        n_dropped_from_split: [d0, d1, d2],
+        n_params: best.num_params(),
+    };
+    write_json(&run_dir.join("metrics.json"), &summary)?;
+    let loss_name = match spec.task {
+        Task::Regression => "MSE (standardised targets)",
+        Task::Classification => "BCE",
+    };
+    let tl: Vec<f64> = state.history.iter().map(|h| h.train_loss).collect();
+    let vl: Vec<f64> = state.history.iter().map(|h| h.valid_loss).collect();
+    crate::plot::loss_curves(&run_dir.join("curves.png"), &tl, &vl, loss_name)?;
+    Ok(summary)
+}
+
+fn make_split(
+    spec: &RunSpec,
+    table: &MoleculeTable,
+    features: &[Option<MatFeatures>],
+) -> Result<Split, TrainError> {
+    let all: Vec<usize> = (0..table.len()).collect();
+    Ok(match &spec.split {
+        SplitSpec::File { path, name } => read_split_file(path, name, table.len())?,
+        SplitSpec::Random { seed } => random_split(&all, (0.8, 0.1), *seed),
+        SplitSpec::Scaffold => {
+            let rows: Vec<usize> = all.into_iter().filter(|&r| features[r].is_some()).collect();
+            let scaffolds: Vec<String> = rows
+                .iter()
+                .map(|&r| {
+                    Molecule::from_smiles(&table.smiles[r])
+                        .and_then(|m| bemis_murcko_scaffold(&m))
+                        .unwrap_or_else(|_| table.smiles[r].trim().to_string())
+                })
+                .collect();
+            scaffold_split(&rows, &scaffolds, (0.8, 0.1))
+        }
+    })
+}
+
+fn noam(
+    spec: &RunSpec,
+    n_train: usize,
+) -> Result<burn::lr_scheduler::module_lr_scheduler::ModuleLrScheduler, TrainError> {
+    let steps_per_epoch = n_train.div_ceil(spec.train.batch_size.max(1));
+    let total = spec.train.epochs * steps_per_epoch;
+    let warmup = ((spec.train.warmup_fraction * total as f64).round() as usize).max(1);
+    // Burn's Noam: factor * d^-0.5 * min(step^-0.5, step * warmup^-1.5); its peak (at
+    // step = warmup) equals the configured learning rate with this factor.
+    let d = spec.model.d_model;
+    let factor = spec.train.learning_rate * ((d * warmup) as f64).sqrt();
+    NoamLrSchedulerConfig::new(factor)
+        .with_warmup_steps(warmup)
+        .with_model_size(d)
+        .init()
+        .map_err(TrainError::Invalid)
+}
+
+fn loss(spec: &RunSpec, pred: Tensor<2>, targets: &[Vec<f32>], device: &Device) -> Tensor<1> {
+    let [b, k] = pred.dims();
+    match spec.task {
+        Task::Regression => {
+            let scaled: Vec<f32> = targets.iter().flat_map(|t| spec.scale(t)).collect();
+            let y = Tensor::<2>::from_data(TensorData::new(scaled, [b, k]), device);
+            MseLoss::new().forward(pred, y, Reduction::Mean)
+        }
+        Task::Classification => {
+            let labels: Vec<i64> = targets
+                .iter()
+                .flatten()
+                .map(|v| i64::from(*v > 0.5))
+                .collect();
+            let y = Tensor::<2, Int>::from_data(TensorData::new(labels, [b, k]), device);
+            BinaryCrossEntropyLossConfig::new()
+                .with_logits(true)
+                .init(device)
+                .forward(pred, y)
+        }
+    }
+}
+
+fn fit(
+    spec: &RunSpec,
+    run_dir: &Path,
+    control: &RunControl,
+    device: &Device,
+    train: &Part,
+    valid: &Part,
+    report: &FeaturizeReport,
+) -> Result<Option<TrainState>, TrainError> {
+    let ad = device.clone().autodiff();
+    let ckpt_dir = run_dir.join("checkpoint");
+    let mut scheduler = noam(spec, train.features.len())?;
+    let adam = AdamConfig::new().with_epsilon(1e-8);
+
+    let (mut model, mut optim, mut state): (MatModel, ModuleOptimizer, TrainState) =
+        match resolve(&ckpt_dir) {
+            Some(dir) if control.resume => {
+                let text = std::fs::read_to_string(dir.join("state.json"))
+                    .map_err(|e| TrainError::io(dir.join("state.json"), e))?;
+                let state: TrainState =
+                    serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
+                        path: dir.join("state.json"),
+                        reason: e.to_string(),
+                    })?;
+                let model = spec
+                    .model
+                    .init(&ad)
+                    .try_load_file(dir.join("model.bpk"))
+                    .map_err(|e| TrainError::Checkpoint {
+                        path: dir.join("model.bpk"),
+                        reason: format!("{e:?}"),
+                    })?;
+                let optim = adam.init().load(dir.join("optim.bpk")).map_err(|e| {
+                    TrainError::Checkpoint {
+                        path: dir.join("optim.bpk"),
+                        reason: format!("{e:?}"),
+                    }
+                })?;
+                for _ in 0..state.global_step {
+                    scheduler.step();
+                }
+                eprintln!(
+                    "resuming {} after epoch {}",
+                    run_dir.display(),
+                    state.epochs_done
+                );
+                (model, optim, state)
+            }
+            None if control.resume => {
+                return Err(TrainError::Checkpoint {
+                    path: ckpt_dir,
+                    reason: "no checkpoint to resume from".into(),
+                });
+            }
+            _ => {
+                ad.seed(spec.train.seed);
+                let state = TrainState {
+                    epochs_done: 0,
+                    global_step: 0,
+                    best_metric: f64::NAN,
+                    best_epoch: 0,
+                    history: Vec::new(),
+                    train_seconds: 0.0,
+                };
+                (spec.model.init(&ad), adam.init(), state)
+            }
+        };
+    let _ = report;
+
+    let started_at = state.epochs_done;
+    let higher_is_better = spec.task == Task::Classification;
+    while state.epochs_done < spec.train.epochs {
+        if control
+            .stop_after_epochs
+            .is_some_and(|k| state.epochs_done - started_at >= k)
+        {
+            return Ok(None);
+        }
+        let epoch_start = Instant::now();
+        let epoch = state.epochs_done + 1;
+        ad.seed(
+            spec.train
+                .seed
+                .wrapping_mul(1_000_003)
+                .wrapping_add(epoch as u64),
+        );
+        let mut order: Vec<usize> = (0..train.features.len()).collect();
+        order.shuffle(&mut StdRng::seed_from_u64(
+            spec.train.seed.wrapping_add(epoch as u64),
+        ));
+
+        let mut loss_sum = 0.0;
+        let mut lr = 0.0;
+        for chunk in order.chunks(spec.train.batch_size.max(1)) {
+            let feats: Vec<&MatFeatures> = chunk.iter().map(|&i| train.features[i]).collect();
+            let targets: Vec<Vec<f32>> = chunk.iter().map(|&i| train.targets[i].clone()).collect();
+            let data = pad_batch(&feats).map_err(TrainError::Invalid)?;
+            let pred = model.forward(&MatBatch::from_data(&data, &ad));
+            let l = loss(spec, pred, &targets, &ad);
+            loss_sum += l.clone().into_scalar::<f32>() as f64 * chunk.len() as f64;
+            let grads = GradientsParams::from_grads(l.backward(), &model);
+            let step_lr = scheduler.step();
+            lr = step_lr.base();
+            model = optim.step(step_lr, model, grads);
+            state.global_step += 1;
+        }
+        let train_loss = loss_sum / train.features.len() as f64;
+
+        let eval = model.valid();
+        let raw = predict_raw(&eval, &valid.features, spec.train.batch_size, device);
+        let b = raw.len();
+        let k = spec.target_columns.len();
+        let valid_loss = loss(
+            spec,
+            Tensor::<2>::from_data(
+                TensorData::new(raw.iter().flatten().copied().collect::<Vec<f32>>(), [b, k]),
+                device,
+            ),
+            &valid.targets,
+            device,
+        )
+        .into_scalar::<f32>() as f64;
+        let valid_metric = metric_of(&spec_metrics(spec, &raw, &valid.targets), spec.task);
+
+        state.train_seconds += epoch_start.elapsed().as_secs_f64();
+        state.epochs_done = epoch;
+        state.history.push(EpochRecord {
+            epoch,
+            train_loss,
+            valid_loss,
+            valid_metric,
+            learning_rate: lr,
+        });
+        let improved = state.best_metric.is_nan()
+            || (higher_is_better && valid_metric > state.best_metric)
+            || (!higher_is_better && valid_metric < state.best_metric);
+        if improved {
+            state.best_metric = valid_metric;
+            state.best_epoch = epoch;
+            let path = run_dir.join("best_model.bpk");
+            let tmp = run_dir.join("best_model.bpk.tmp");
+            eval.clone()
+                .save_file(&tmp)
+                .map_err(|e| TrainError::Checkpoint {
+                    path: tmp.clone(),
+                    reason: format!("{e:?}"),
+                })?;
+            std::fs::rename(&tmp, &path).map_err(|e| TrainError::io(&path, e))?;
+        }
+        if control.progress {
+            eprintln!(
+                "epoch {epoch:>3}  train {train_loss:.4}  valid {valid_loss:.4}  {} {valid_metric:.4}{}  lr {lr:.2e}  {:.1}s",
+                if higher_is_better { "roc_auc" } else { "rmse" },
+                if improved { " *" } else { "" },
+                epoch_start.elapsed().as_secs_f64()
+            );
+        }
+        let state_json =
+            serde_json::to_vec_pretty(&state).map_err(|e| TrainError::Invalid(e.to_string()))?;
+        write_atomically(&ckpt_dir, |dir| {
+            model
+                .clone()
+                .save_file(dir.join("model.bpk"))
+                .map_err(|e| TrainError::Checkpoint {
+                    path: dir.join("model.bpk"),
+                    reason: format!("{e:?}"),
+                })?;
+            optim
+                .save(dir.join("optim.bpk"))
+                .map_err(|e| TrainError::Checkpoint {
+                    path: dir.join("optim.bpk"),
+                    reason: format!("{e:?}"),
+                })?;
+            write_file_atomically(&dir.join("state.json"), &state_json)
+        })?;
+        if epoch - state.best_epoch >= spec.train.patience {
+            if control.progress {
+                eprintln!(
+                    "early stopping: no validation improvement for {} epochs",
+                    spec.train.patience
+                );
+            }
+            break;
+        }
+    }
+    Ok(Some(state))
+}
+
+fn spec_metrics(spec: &RunSpec, raw: &[Vec<f32>], targets: &[Vec<f32>]) -> PartMetrics {
+    let k = spec.target_columns.len();
+    let mut m = PartMetrics {
+        n: raw.len(),
+        ..Default::default()
+    };
+    if raw.is_empty() {
+        return m;
+    }
+    let column = |rows: &[Vec<f32>], j: usize| rows.iter().map(|r| r[j]).collect::<Vec<f32>>();
+    match spec.task {
+        Task::Regression => {
+            let preds: Vec<Vec<f32>> = raw.iter().map(|r| spec.unscale(r)).collect();
+            let (mut r, mut a) = (0.0, 0.0);
+            for j in 0..k {
+                r += rmse(&column(&preds, j), &column(targets, j));
+                a += mae(&column(&preds, j), &column(targets, j));
+            }
+            m.rmse = Some(r / k as f64);
+            m.mae = Some(a / k as f64);
+        }
+        Task::Classification => {
+            let aucs: Vec<f64> = (0..k)
+                .filter_map(|j| roc_auc(&column(raw, j), &column(targets, j)))
+                .collect();
+            if !aucs.is_empty() {
+                m.roc_auc = Some(aucs.iter().sum::<f64>() / aucs.len() as f64);
+            }
+        }
+    }
+    m
+}
+
+fn metric_of(m: &PartMetrics, task: Task) -> f64 {
+    match task {
+        Task::Regression => m.rmse.unwrap_or(f64::INFINITY),
+        Task::Classification => m.roc_auc.unwrap_or(0.5),
+    }
+}
+
+fn part_metrics(spec: &RunSpec, model: &MatModel, part: &Part, device: &Device) -> PartMetrics {
+    let raw = predict_raw(model, &part.features, spec.train.batch_size, device);
+    spec_metrics(spec, &raw, &part.targets)
+}
+
+fn write_test_predictions(
+    path: &Path,
+    spec: &RunSpec,
+    model: &MatModel,
+    test: &Part,
+    rows: &[usize],
+    table: &MoleculeTable,
+    device: &Device,
+) -> Result<(), TrainError> {
+    let raw = predict_raw(model, &test.features, spec.train.batch_size, device);
+    let mut w = csv::Writer::from_path(path).map_err(|e| TrainError::Csv {
+        path: path.into(),
+        reason: e.to_string(),
+    })?;
+    let mut header = vec!["row".to_string(), "smiles".to_string()];
+    for c in &spec.target_columns {
+        header.push(c.clone());
+        header.push(format!("{c}_pred"));
+    }
+    w.write_record(&header).map_err(|e| TrainError::Csv {
+        path: path.into(),
+        reason: e.to_string(),
+    })?;
+    for ((r, row), target) in raw.iter().zip(rows).zip(&test.targets) {
+        let pred = match spec.task {
+            Task::Regression => spec.unscale(r),
+            Task::Classification => r.iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect(),
+        };
+        let mut rec = vec![row.to_string(), table.smiles[*row].clone()];
+        for (t, p) in target.iter().zip(&pred) {
+            rec.push(t.to_string());
+            rec.push(p.to_string());
+        }
+        w.write_record(&rec).map_err(|e| TrainError::Csv {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+    }
+    w.flush().map_err(|e| TrainError::io(path, e))
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), TrainError> {
+    let bytes = serde_json::to_vec_pretty(value).map_err(|e| TrainError::Invalid(e.to_string()))?;
+    write_file_atomically(path, &bytes)
+}

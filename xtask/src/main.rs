@@ -1,0 +1,545 @@
+//! `cargo xtask <featurize|train|predict|demo|bench>`: thin commands over the molattn
+//! crates. Each parses flags, calls a crate function and prints.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use burn::module::Module;
+use burn::tensor::Device;
+use clap::{Parser, Subcommand, ValueEnum};
+use models::{MatBatch, MatConfig};
+use mol_featurize::conformer::CoordinateMethod;
+use mol_featurize::{ConformerOptions, MatFeaturizer, featurize_all, pad_batch};
+use train::predict::predict_smiles;
+use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
+
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask",
+    about = "molattn tasks: featurize, train, predict, demo, bench"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DeviceArg {
+    /// Pure-Rust CPU backend.
+    Flex,
+    /// wgpu (Vulkan / Metal / lavapipe).
+    #[cfg(feature = "wgpu")]
+    Wgpu,
+    /// CUDA device 0.
+    #[cfg(feature = "cuda")]
+    Cuda,
+}
+
+impl DeviceArg {
+    fn device(self) -> Device {
+        match self {
+            DeviceArg::Flex => Device::flex(),
+            #[cfg(feature = "wgpu")]
+            DeviceArg::Wgpu => Device::wgpu(burn::tensor::DeviceKind::DefaultDevice),
+            #[cfg(feature = "cuda")]
+            DeviceArg::Cuda => Device::cuda(0),
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ModelArg {
+    /// Molecule Attention Transformer.
+    Mat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PresetArg {
+    /// Reference make_model defaults (d 128, 2 layers, 8 heads).
+    Small,
+    /// Published pretrained configuration (d 1024, 8 layers, 16 heads).
+    Pretrained,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TaskArg {
+    Regression,
+    Classification,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CoordsArg {
+    /// ETKDG 3D conformer, falling back to 2D then topological.
+    Embed3d,
+    /// 2D layout, falling back to topological.
+    Layout2d,
+    /// Shortest-path distances only.
+    Topological,
+}
+
+impl From<CoordsArg> for CoordinateMethod {
+    fn from(c: CoordsArg) -> Self {
+        match c {
+            CoordsArg::Embed3d => CoordinateMethod::Embed3d,
+            CoordsArg::Layout2d => CoordinateMethod::Layout2d,
+            CoordsArg::Topological => CoordinateMethod::Topological,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+struct TrainArgs {
+    /// Model family.
+    #[arg(long, value_enum, default_value = "mat")]
+    model: ModelArg,
+    /// CSV with a SMILES column and target columns.
+    #[arg(long)]
+    data: PathBuf,
+    /// JSON split file ({"random-0": {"train": [...], ...}}).
+    #[arg(long)]
+    splits: Option<PathBuf>,
+    /// Split name in --splits, or `random` / `scaffold` without a split file.
+    #[arg(long, default_value = "random-0")]
+    split: String,
+    /// Run directory to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// SMILES column.
+    #[arg(long, default_value = "smiles")]
+    smiles_column: String,
+    /// Target column(s).
+    #[arg(long = "target", default_values_t = vec!["y".to_string()])]
+    targets: Vec<String>,
+    /// Task; by default classification when every target is 0 or 1.
+    #[arg(long, value_enum)]
+    task: Option<TaskArg>,
+    /// Model preset.
+    #[arg(long, value_enum, default_value = "small")]
+    preset: PresetArg,
+    /// Maximum epochs.
+    #[arg(long, default_value_t = 100)]
+    epochs: usize,
+    /// Batch size.
+    #[arg(long, default_value_t = 32)]
+    batch_size: usize,
+    /// Peak learning rate (Noam schedule, 20% warm-up).
+    #[arg(long, default_value_t = 1e-3)]
+    lr: f64,
+    /// Early-stopping patience in epochs.
+    #[arg(long, default_value_t = 20)]
+    patience: usize,
+    /// Seed (initialisation, shuffling, dropout, conformers).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Coordinates for the distance matrices.
+    #[arg(long, value_enum, default_value = "embed3d")]
+    coords: CoordsArg,
+    /// Reproduce the MAT reference featurizer's quirks.
+    #[arg(long)]
+    reference_compat: bool,
+    /// Continue the run in --out from its last checkpoint.
+    #[arg(long)]
+    resume: bool,
+    /// Backend.
+    #[arg(long, value_enum, default_value = "flex")]
+    device: DeviceArg,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Featurize a CSV for MAT and report skipped rows and coordinate sources.
+    Featurize {
+        /// CSV with a SMILES column.
+        #[arg(long)]
+        data: PathBuf,
+        /// SMILES column.
+        #[arg(long, default_value = "smiles")]
+        smiles_column: String,
+        /// Coordinates for the distance matrices.
+        #[arg(long, value_enum, default_value = "embed3d")]
+        coords: CoordsArg,
+        /// Write features and report as JSON here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Train a model on a CSV dataset.
+    Train(TrainArgs),
+    /// Predict with a trained run.
+    Predict {
+        /// Run directory written by `train`.
+        #[arg(long)]
+        run: PathBuf,
+        /// CSV of molecules.
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// SMILES column of --data.
+        #[arg(long, default_value = "smiles")]
+        smiles_column: String,
+        /// One or more SMILES.
+        #[arg(long)]
+        smiles: Vec<String>,
+        /// Output CSV (stdout if absent).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Backend.
+        #[arg(long, value_enum, default_value = "flex")]
+        device: DeviceArg,
+    },
+    /// Train a small MAT on FreeSolv and predict a few molecules (the README's main job).
+    Demo {
+        /// Datasets folder (default: $MOLATTN_DATA or ../shared/datasets).
+        #[arg(long)]
+        datasets: Option<PathBuf>,
+        /// Output folder.
+        #[arg(long, default_value = "runs/demo")]
+        out: PathBuf,
+        /// Epochs (the demo is sized to finish in a few minutes on 2 cores).
+        #[arg(long, default_value_t = 40)]
+        epochs: usize,
+    },
+    /// Print featurization and MAT forward throughput.
+    Bench {
+        /// Datasets folder (default: $MOLATTN_DATA or ../shared/datasets).
+        #[arg(long)]
+        datasets: Option<PathBuf>,
+        /// Molecules featurized per measurement.
+        #[arg(long, default_value_t = 200)]
+        molecules: usize,
+        /// Backend.
+        #[arg(long, value_enum, default_value = "flex")]
+        device: DeviceArg,
+    },
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Command::Featurize {
+            data,
+            smiles_column,
+            coords,
+            out,
+        } => featurize(&data, &smiles_column, coords, out),
+        Command::Train(args) => train(args),
+        Command::Predict {
+            run,
+            data,
+            smiles_column,
+            smiles,
+            out,
+            device,
+        } => predict(&run, data, &smiles_column, smiles, out, device),
+        Command::Demo {
+            datasets,
+            out,
+            epochs,
+        } => demo(datasets, &out, epochs),
+        Command::Bench {
+            datasets,
+            molecules,
+            device,
+        } => bench(datasets, molecules, device),
+    }
+}
+
+fn datasets_dir(given: Option<PathBuf>) -> Result<PathBuf> {
+    let dir = given
+        .or_else(|| std::env::var_os("MOLATTN_DATA").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("../shared/datasets"));
+    if !dir.is_dir() {
+        bail!(
+            "datasets folder {} not found: pass --datasets or set MOLATTN_DATA",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+fn featurizer(coords: CoordsArg, seed: u64, reference_compat: bool) -> MatFeaturizer {
+    MatFeaturizer {
+        reference_compat,
+        conformer: ConformerOptions {
+            method: coords.into(),
+            seed: seed.max(1),
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn featurize(
+    data: &Path,
+    smiles_column: &str,
+    coords: CoordsArg,
+    out: Option<PathBuf>,
+) -> Result<()> {
+    let smiles = train::data::read_smiles_csv(data, smiles_column)?;
+    let t0 = Instant::now();
+    let (features, report) = featurize_all(&smiles, &featurizer(coords, 42, false), true);
+    let secs = t0.elapsed().as_secs_f64();
+    println!(
+        "featurized {} of {} molecules in {secs:.1}s ({:.1} mol/s); skipped {}",
+        report.n_ok,
+        report.n_total,
+        report.n_total as f64 / secs,
+        report.n_skipped
+    );
+    for (method, count) in &report.coordinate_sources {
+        println!("  coordinates from {method:?}: {count}");
+    }
+    for s in &report.skipped {
+        println!("  skipped row {}: {}", s.row, s.reason);
+    }
+    if let Some(out) = out {
+        let json = serde_json::json!({ "report": report, "features": features });
+        std::fs::write(&out, serde_json::to_vec(&json)?)
+            .with_context(|| out.display().to_string())?;
+        println!("wrote {}", out.display());
+    }
+    Ok(())
+}
+
+fn train(args: TrainArgs) -> Result<()> {
+    let ModelArg::Mat = args.model;
+    let table =
+        train::data::MoleculeTable::read_csv(&args.data, &args.smiles_column, &args.targets)?;
+    let task = match args.task {
+        Some(TaskArg::Regression) => Task::Regression,
+        Some(TaskArg::Classification) => Task::Classification,
+        None if table
+            .targets
+            .iter()
+            .flatten()
+            .all(|v| *v == 0.0 || *v == 1.0) =>
+        {
+            Task::Classification
+        }
+        None => Task::Regression,
+    };
+    let split = match (&args.splits, args.split.as_str()) {
+        (Some(path), name) => SplitSpec::File {
+            path: path.clone(),
+            name: name.to_string(),
+        },
+        (None, "scaffold") => SplitSpec::Scaffold,
+        (None, _) => SplitSpec::Random { seed: args.seed },
+    };
+    let model = match args.preset {
+        PresetArg::Small => MatConfig::small(),
+        PresetArg::Pretrained => MatConfig::pretrained(),
+    }
+    .with_n_output(args.targets.len());
+    let spec = RunSpec {
+        data: args.data.clone(),
+        smiles_column: args.smiles_column,
+        target_columns: args.targets,
+        split,
+        task,
+        featurizer: featurizer(args.coords, args.seed, args.reference_compat),
+        model,
+        train: TrainOptions {
+            epochs: args.epochs,
+            batch_size: args.batch_size,
+            learning_rate: args.lr,
+            warmup_fraction: 0.2,
+            patience: args.patience,
+            seed: args.seed,
+        },
+        target_mean: Vec::new(),
+        target_std: Vec::new(),
+    };
+    let control = RunControl {
+        resume: args.resume,
+        progress: true,
+        stop_after_epochs: None,
+    };
+    let summary = train_run(&spec, &args.out, &control, &args.device.device())?;
+    println!("{}", serde_json::to_string_pretty(&summary)?);
+    println!("run written to {}", args.out.display());
+    Ok(())
+}
+
+fn predict(
+    run: &Path,
+    data: Option<PathBuf>,
+    smiles_column: &str,
+    mut smiles: Vec<String>,
+    out: Option<PathBuf>,
+    device: DeviceArg,
+) -> Result<()> {
+    if let Some(path) = data {
+        smiles.extend(train::data::read_smiles_csv(&path, smiles_column)?);
+    }
+    if smiles.is_empty() {
+        bail!("nothing to predict: give --data or --smiles");
+    }
+    let (predictions, report, spec) = predict_smiles(run, &smiles, &device.device())?;
+    let mut w: csv::Writer<Box<dyn std::io::Write>> = match &out {
+        Some(p) => csv::Writer::from_writer(Box::new(
+            std::fs::File::create(p).with_context(|| p.display().to_string())?,
+        )),
+        None => csv::Writer::from_writer(Box::new(std::io::stdout())),
+    };
+    let mut header = vec!["row".to_string(), "smiles".to_string()];
+    header.extend(spec.target_columns.iter().map(|c| format!("{c}_pred")));
+    header.push("error".into());
+    w.write_record(&header)?;
+    for p in &predictions {
+        let mut rec = vec![p.row.to_string(), p.smiles.clone()];
+        match &p.values {
+            Some(v) => rec.extend(v.iter().map(|x| x.to_string())),
+            None => rec.extend(spec.target_columns.iter().map(|_| String::new())),
+        }
+        rec.push(p.error.clone().unwrap_or_default());
+        w.write_record(&rec)?;
+    }
+    w.flush()?;
+    if report.n_skipped > 0 {
+        eprintln!(
+            "skipped {} of {} molecules (reason in the error column)",
+            report.n_skipped, report.n_total
+        );
+    }
+    if let Some(p) = out {
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
+}
+
+fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
+    let dir = datasets_dir(datasets)?;
+    let data = dir.join("freesolv/freesolv.csv");
+    let splits = dir.join("freesolv/freesolv.splits.json");
+    println!(
+        "molattn demo: training a small MAT on FreeSolv ({})",
+        data.display()
+    );
+    let spec = RunSpec {
+        data,
+        smiles_column: "smiles".into(),
+        target_columns: vec!["y".into()],
+        split: SplitSpec::File {
+            path: splits,
+            name: "random-0".into(),
+        },
+        task: Task::Regression,
+        featurizer: featurizer(CoordsArg::Embed3d, 42, false),
+        model: MatConfig::small(),
+        train: TrainOptions {
+            epochs,
+            patience: epochs,
+            ..Default::default()
+        },
+        target_mean: Vec::new(),
+        target_std: Vec::new(),
+    };
+    let t0 = Instant::now();
+    let control = RunControl {
+        resume: false,
+        progress: true,
+        stop_after_epochs: None,
+    };
+    let summary = train_run(&spec, out, &control, &Device::flex())?;
+    println!(
+        "trained in {:.0}s: test RMSE {:.3}, test MAE {:.3} (FreeSolv labels here are standardised: units of one standard deviation)",
+        t0.elapsed().as_secs_f64(),
+        summary.test_rmse.unwrap_or(f64::NAN),
+        summary.test_mae.unwrap_or(f64::NAN)
+    );
+    let named = [
+        ("ethanol", "CCO"),
+        ("benzene", "c1ccccc1"),
+        ("phenol", "Oc1ccccc1"),
+        ("acetic acid", "CC(=O)O"),
+        ("chloroform", "ClC(Cl)Cl"),
+        ("not a molecule", "C1CC"),
+    ];
+    let smiles: Vec<String> = named.iter().map(|(_, s)| s.to_string()).collect();
+    let (predictions, _, _) = predict_smiles(out, &smiles, &Device::flex())?;
+    println!("predicted hydration free energy (standardised):");
+    for ((name, _), p) in named.iter().zip(&predictions) {
+        match (&p.values, &p.error) {
+            (Some(v), _) => println!("  {name:<15} {:<12} {:+.3}", p.smiles, v[0]),
+            (None, Some(e)) => println!("  {name:<15} {:<12} skipped: {e}", p.smiles),
+            (None, None) => println!("  {name:<15} {:<12} skipped", p.smiles),
+        }
+    }
+    println!(
+        "outputs in {}: metrics.json, curves.png, best_model.bpk, test_predictions.csv, featurize_report.json",
+        out.display()
+    );
+    Ok(())
+}
+
+fn bench(datasets: Option<PathBuf>, molecules: usize, device: DeviceArg) -> Result<()> {
+    let dir = datasets_dir(datasets)?;
+    let smiles = train::data::read_smiles_csv(&dir.join("esol/esol.csv"), "smiles")?;
+    let smiles: Vec<String> = smiles.into_iter().take(molecules).collect();
+    println!(
+        "featurization ({} ESOL molecules, {} rayon threads):",
+        smiles.len(),
+        rayon_threads()
+    );
+    for coords in [
+        CoordsArg::Topological,
+        CoordsArg::Layout2d,
+        CoordsArg::Embed3d,
+    ] {
+        let f = featurizer(coords, 42, false);
+        let t0 = Instant::now();
+        let (_, report) = featurize_all(&smiles, &f, false);
+        let secs = t0.elapsed().as_secs_f64();
+        let name: CoordinateMethod = coords.into();
+        println!(
+            "  {name:?}: {:.1} mol/s ({} ok)",
+            report.n_total as f64 / secs,
+            report.n_ok
+        );
+    }
+    let f = featurizer(CoordsArg::Layout2d, 42, false);
+    let (features, _) = featurize_all(&smiles, &f, false);
+    let feats: Vec<_> = features.iter().flatten().take(32).collect();
+    let data = pad_batch(&feats).map_err(anyhow::Error::msg)?;
+    println!(
+        "MAT forward, batch 32 (N = {} atoms after padding), device {:?}:",
+        data.n_atoms,
+        device.device()
+    );
+    for (name, config) in [
+        ("small", MatConfig::small()),
+        ("pretrained", MatConfig::pretrained()),
+    ] {
+        let dev = device.device();
+        dev.seed(0);
+        let model = config.with_dropout(0.0).init(&dev);
+        let batch = MatBatch::from_data(&data, &dev);
+        let run = || {
+            let y = model.forward(&batch);
+            let _ = y.try_into_vec_as::<f32>();
+        };
+        run(); // warm-up
+        let mut times = Vec::new();
+        let budget = Instant::now();
+        while times.len() < 3 || (budget.elapsed() < Duration::from_secs(10) && times.len() < 20) {
+            let t0 = Instant::now();
+            run();
+            times.push(t0.elapsed().as_secs_f64());
+        }
+        times.sort_by(f64::total_cmp);
+        let median = times[times.len() / 2];
+        println!(
+            "  {name:<10} ({} params): {:.1} mol/s (median of {} runs, {:.1} ms/batch)",
+            model.num_params(),
+            32.0 / median,
+            times.len(),
+            median * 1e3
+        );
+    }
+    Ok(())
+}
+
+fn rayon_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
