@@ -14,6 +14,8 @@ use mol_featurize::{ConformerOptions, MatFeaturizer, featurize_all, pad_batch};
 use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
+mod parity;
+
 #[derive(Parser)]
 #[command(
     name = "cargo xtask",
@@ -141,6 +143,10 @@ struct TrainArgs {
     /// Continue the run in --out from its last checkpoint.
     #[arg(long)]
     resume: bool,
+    /// Fine-tune from a reference PyTorch MAT state dict (.pt or .safetensors, e.g. the
+    /// published pretrained MAT with --preset pretrained); its generator is not loaded.
+    #[arg(long)]
+    pretrained: Option<PathBuf>,
     /// Backend.
     #[arg(long, value_enum, default_value = "flex")]
     device: DeviceArg,
@@ -198,6 +204,18 @@ enum Command {
         #[arg(long, default_value_t = 40)]
         epochs: usize,
     },
+    /// Compare every component with the reference fixtures; non-zero exit on failure.
+    Parity {
+        /// Datasets folder (default: $MOLATTN_DATA or ../shared/datasets).
+        #[arg(long)]
+        datasets: Option<PathBuf>,
+        /// Also compare 3D conformers with RDKit over the three datasets (minutes).
+        #[arg(long)]
+        conformers: bool,
+        /// Write the table to this Markdown file (e.g. docs/PARITY.md).
+        #[arg(long)]
+        write_doc: Option<PathBuf>,
+    },
     /// Print featurization and MAT forward throughput.
     Bench {
         /// Datasets folder (default: $MOLATTN_DATA or ../shared/datasets).
@@ -239,6 +257,23 @@ fn main() -> Result<()> {
             molecules,
             device,
         } => bench(datasets, molecules, device),
+        Command::Parity {
+            datasets,
+            conformers,
+            write_doc,
+        } => {
+            let options = parity::ParityOptions {
+                root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."),
+                datasets: datasets_dir(datasets)?,
+                conformers,
+                write_doc,
+            };
+            if parity::run(&options)? {
+                Ok(())
+            } else {
+                bail!("parity failures (see the table)")
+            }
+        }
     }
 }
 
@@ -347,6 +382,7 @@ fn train(args: TrainArgs) -> Result<()> {
         },
         target_mean: Vec::new(),
         target_std: Vec::new(),
+        pretrained: args.pretrained.clone(),
     };
     let control = RunControl {
         resume: args.resume,
@@ -432,6 +468,7 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         },
         target_mean: Vec::new(),
         target_std: Vec::new(),
+        pretrained: None,
     };
     let t0 = Instant::now();
     let control = RunControl {

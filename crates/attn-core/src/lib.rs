@@ -14,6 +14,8 @@
 //! - [`MoleculeAttention`]: MAT molecule self-attention (Maziarka et al. 2020, Eq. 2).
 //! - [`MatLayerNorm`], [`ScaleNorm`], [`MatNorm`]: MAT's normalisation layers.
 
+#![warn(missing_docs)]
+
 pub mod mask;
 pub mod molecule_attention;
 pub mod norm;

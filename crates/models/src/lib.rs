@@ -5,6 +5,8 @@
 //!
 //! Models are backend-agnostic: build them on any [`burn::tensor::Device`].
 
+#![warn(missing_docs)]
+
 pub mod mat;
 
 pub use mat::{MatBatch, MatConfig, MatModel};

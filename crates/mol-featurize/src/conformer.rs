@@ -28,6 +28,8 @@ pub const FRAGMENT_GAP_ANGSTROM: f64 = 10.0;
 /// Length assigned to one bond when only the graph is known (Angstrom): a typical
 /// C-C / C-N / C-O bond.
 pub const TOPOLOGICAL_BOND_ANGSTROM: f64 = 1.5;
+/// BFGS iterations of the UFF minimisation (RDKit's `UFFOptimizeMolecule` uses 200).
+pub const UFF_MAX_ITERATIONS: usize = 200;
 
 /// Where a molecule's coordinates come from, in fallback order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -53,6 +55,13 @@ pub struct ConformerOptions {
     pub seed: u64,
     /// Wall-clock budget of one molecule's 3D embedding.
     pub timeout: Duration,
+    /// Minimise each embedded conformer with UFF (reference recipe); on by default.
+    #[serde(default = "default_true")]
+    pub uff_optimize: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 impl Default for ConformerOptions {
@@ -60,7 +69,8 @@ impl Default for ConformerOptions {
         Self {
             method: CoordinateMethod::Embed3d,
             seed: 42,
-            timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(5),
+            uff_optimize: true,
         }
     }
 }
@@ -72,15 +82,15 @@ pub fn coordinates(
     mol: &Molecule,
     options: &ConformerOptions,
 ) -> Option<(Vec<[f64; 3]>, CoordinateMethod)> {
-    if options.method == CoordinateMethod::Embed3d {
-        if let Some(xyz) = embed_3d_with_timeout(mol, options) {
-            return Some((xyz, CoordinateMethod::Embed3d));
-        }
+    if options.method == CoordinateMethod::Embed3d
+        && let Some(xyz) = embed_3d_with_timeout(mol, options)
+    {
+        return Some((xyz, CoordinateMethod::Embed3d));
     }
-    if options.method <= CoordinateMethod::Layout2d {
-        if let Some(xyz) = layout_2d(mol) {
-            return Some((xyz, CoordinateMethod::Layout2d));
-        }
+    if options.method <= CoordinateMethod::Layout2d
+        && let Some(xyz) = layout_2d(mol)
+    {
+        return Some((xyz, CoordinateMethod::Layout2d));
     }
     None
 }
@@ -123,10 +133,11 @@ fn embed_3d_with_timeout(mol: &Molecule, options: &ConformerOptions) -> Option<V
     let (tx, rx) = mpsc::channel();
     let mol = mol.clone();
     let seed = options.seed.max(1);
+    let optimize = options.uff_optimize;
     std::thread::Builder::new()
         .name("conformer".into())
         .spawn(move || {
-            let out = guard(mol.smiles(), || Ok(embed_3d(&mol, seed)))
+            let out = guard(mol.smiles(), || Ok(embed_3d(&mol, seed, optimize)))
                 .ok()
                 .flatten();
             let _ = tx.send(out);
@@ -135,8 +146,27 @@ fn embed_3d_with_timeout(mol: &Molecule, options: &ConformerOptions) -> Option<V
     rx.recv_timeout(options.timeout).ok().flatten()
 }
 
-/// Embeds each fragment with sci-form ETKDG and places the fragments apart.
-fn embed_3d(mol: &Molecule, seed: u64) -> Option<Vec<[f64; 3]>> {
+/// Minimises a conformer (flat `[x0, y0, z0, x1, ...]`, hydrogens included) with
+/// sci-form's UFF and BFGS, as the reference's `UFFOptimizeMolecule`; keeps the input if
+/// the minimisation does not give finite coordinates.
+fn uff_optimize(graph: &sci_form::graph::Molecule, coords: &mut Vec<f64>) {
+    let mut flat = coords.clone();
+    let ff = sci_form::forcefield::builder::build_uff_force_field(graph);
+    let engine = sci_form::optimization::bfgs::RustBfgsEngine {
+        iter_limit_max: UFF_MAX_ITERATIONS,
+        ..Default::default()
+    };
+    let (energy, _) = engine.execute_minimization(&mut flat, |c, g| {
+        ff.compute_system_energy_and_gradients(c, g)
+    });
+    if energy.is_finite() && flat.iter().all(|v| v.is_finite()) {
+        *coords = flat;
+    }
+}
+
+/// Embeds each fragment with sci-form ETKDG (then UFF if `optimize`) and places the
+/// fragments apart.
+fn embed_3d(mol: &Molecule, seed: u64, optimize: bool) -> Option<Vec<[f64; 3]>> {
     let n = mol.num_atoms();
     let frag = mol.fragments();
     let n_frag = frag.iter().copied().max().map_or(0, |m| m + 1);
@@ -165,21 +195,28 @@ fn embed_3d(mol: &Molecule, seed: u64) -> Option<Vec<[f64; 3]>> {
             }
         }
         let (smiles, order) = write_with_atom_order(&builder.build());
-        let result = sci_form::embed(&smiles, seed);
-        if result.error.is_some() || result.coords.len() < 3 * members.len() {
+        // One seed (sci-form's `embed` retries two more on failure, tripling the time
+        // spent on molecules it cannot embed; the fallback chain handles those).
+        let graph = sci_form::graph::Molecule::from_smiles(&smiles).ok()?;
+        let matrix = sci_form::conformer::generate_3d_conformer(&graph, seed).ok()?;
+        if matrix.nrows() < members.len() {
             return None;
+        }
+        let mut coords: Vec<f64> = (0..matrix.nrows())
+            .flat_map(|k| (0..3).map(move |c| (k, c)))
+            .map(|(k, c)| matrix[(k, c)] as f64)
+            .collect();
+        if optimize {
+            uff_optimize(&graph, &mut coords);
         }
         // sci-form lists the written atoms first, in SMILES order, then added hydrogens.
         for (k, atom) in order.iter().enumerate() {
             let i = members[atom.0 as usize];
-            if result.elements.get(k) != Some(&mol.atoms()[i].atomic_number) {
+            let element = graph.graph[sci_form::graph::NodeIndex::new(k)].element;
+            if element != mol.atoms()[i].atomic_number {
                 return None;
             }
-            xyz[i] = [
-                result.coords[3 * k],
-                result.coords[3 * k + 1],
-                result.coords[3 * k + 2],
-            ];
+            xyz[i] = [coords[3 * k], coords[3 * k + 1], coords[3 * k + 2]];
         }
         if xyz.iter().flatten().any(|c: &f64| !c.is_finite()) {
             return None;

@@ -17,6 +17,8 @@
 //! [`dataset::featurize_all`] runs steps 1-3 over many SMILES in parallel (rayon) with
 //! a progress bar and a report of every molecule that was skipped and why.
 
+#![warn(missing_docs)]
+
 pub mod batch;
 pub mod conformer;
 pub mod dataset;

@@ -376,7 +376,9 @@ mod tests {
         assert_eq!(m.fragments(), vec![0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]);
         let d = m.topological_distances();
         let n = m.num_atoms();
-        assert_eq!(d[0 * n + 9], Some(5)); // C1 -> O: C1-C(ring)-C2... shortest 5 bonds
-        assert_eq!(d[0 * n + 10], None);
+        // Row 0: atom 0 -> O (atom 9) is 5 bonds (0-1-2-7-8-9); Na+ is unreachable.
+        assert_eq!(d[9], Some(5));
+        assert_eq!(d[10], None);
+        assert_eq!(d[9 * n], Some(5));
     }
 }

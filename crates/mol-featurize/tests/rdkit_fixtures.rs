@@ -78,7 +78,7 @@ fn hand_checked_pyridine_vector() {
     let f = featurizer(false);
     let got = f.featurize_smiles("c1ccncc1").unwrap();
     // Row 4 = the nitrogen: N, 2 heavy neighbours, 0 H, charge 0, ring, aromatic.
-    let mut want = vec![0.0f32; 28];
+    let mut want = [0.0f32; 28];
     want[1 + 2] = 1.0; // N
     want[12 + 2] = 1.0; // 2 neighbours
     want[18] = 1.0; // 0 H

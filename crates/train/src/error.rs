@@ -39,6 +39,13 @@ pub enum TrainError {
         /// What is wrong.
         reason: String,
     },
+    /// Training stopped on request ([`crate::trainer::RunControl::stop_after_epochs`])
+    /// before the last epoch; the checkpoint allows `--resume`.
+    #[error("training stopped after epoch {epochs_done}; resume to continue")]
+    Interrupted {
+        /// Epochs completed so far.
+        epochs_done: usize,
+    },
     /// Invalid options or data (e.g. an empty training set).
     #[error("{0}")]
     Invalid(String),

@@ -9,6 +9,8 @@
 //!   `curves.png`.
 //! - [`predict`]: predictions of a trained run.
 
+#![warn(missing_docs)]
+
 pub mod checkpoint;
 pub mod data;
 pub mod error;

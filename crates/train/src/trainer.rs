@@ -17,11 +17,10 @@ use burn::lr_scheduler::noam::NoamLrSchedulerConfig;
 use burn::nn::loss::{BinaryCrossEntropyLossConfig, MseLoss, Reduction};
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
+use models::mat::LoadParts;
 use models::{MatBatch, MatConfig, MatModel};
 use mol_featurize::scaffold::bemis_murcko_scaffold;
-use mol_featurize::{
-    FeaturizeReport, MatFeatures, MatFeaturizer, Molecule, featurize_all, pad_batch,
-};
+use mol_featurize::{MatFeatures, MatFeaturizer, Molecule, featurize_all, pad_batch};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -121,6 +120,10 @@ pub struct RunSpec {
     /// See `target_mean`.
     #[serde(default)]
     pub target_std: Vec<f32>,
+    /// Reference PyTorch MAT state dict to fine-tune from (encoder and embedding are
+    /// loaded, the generator is not; see [`models::mat::LoadParts::EncoderOnly`]).
+    #[serde(default)]
+    pub pretrained: Option<PathBuf>,
 }
 
 impl RunSpec {
@@ -370,13 +373,7 @@ pub fn train_run(
     };
     let (train, valid, test) = (part(&train_rows), part(&valid_rows), part(&test_rows));
 
-    let state = fit(&spec, run_dir, control, device, &train, &valid, &report)?;
-    let Some(state) = state else {
-        // Stopped early on request (resume test): no final metrics yet.
-        return Err(TrainError::Invalid(
-            "stopped before the end of training (stop_after_epochs)".into(),
-        ));
-    };
+    let state = fit(&spec, run_dir, control, device, &train, &valid)?;
 
     let best = spec.load_best_model(run_dir, device)?;
     let evaluate = |p: &Part| part_metrics(&spec, &best, p, device);
@@ -494,8 +491,7 @@ fn fit(
     device: &Device,
     train: &Part,
     valid: &Part,
-    report: &FeaturizeReport,
-) -> Result<Option<TrainState>, TrainError> {
+) -> Result<TrainState, TrainError> {
     let ad = device.clone().autodiff();
     let ckpt_dir = run_dir.join("checkpoint");
     let mut scheduler = noam(spec, train.features.len())?;
@@ -551,11 +547,18 @@ fn fit(
                     history: Vec::new(),
                     train_seconds: 0.0,
                 };
-                (spec.model.init(&ad), adam.init(), state)
+                let mut model = spec.model.init(&ad);
+                if let Some(path) = &spec.pretrained {
+                    model = model
+                        .load_reference_weights(path, LoadParts::EncoderOnly)
+                        .map_err(|e| TrainError::Checkpoint {
+                            path: path.clone(),
+                            reason: e.to_string(),
+                        })?;
+                }
+                (model, adam.init(), state)
             }
         };
-    let _ = report;
-
     let started_at = state.epochs_done;
     let higher_is_better = spec.task == Task::Classification;
     while state.epochs_done < spec.train.epochs {
@@ -563,7 +566,9 @@ fn fit(
             .stop_after_epochs
             .is_some_and(|k| state.epochs_done - started_at >= k)
         {
-            return Ok(None);
+            return Err(TrainError::Interrupted {
+                epochs_done: state.epochs_done,
+            });
         }
         let epoch_start = Instant::now();
         let epoch = state.epochs_done + 1;
@@ -672,7 +677,7 @@ fn fit(
             break;
         }
     }
-    Ok(Some(state))
+    Ok(state)
 }
 
 fn spec_metrics(spec: &RunSpec, raw: &[Vec<f32>], targets: &[Vec<f32>]) -> PartMetrics {

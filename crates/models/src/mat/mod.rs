@@ -12,8 +12,10 @@ pub mod embedding;
 pub mod encoder;
 pub mod feed_forward;
 pub mod generator;
+pub mod loader;
 pub mod model;
 
 pub use batch::MatBatch;
 pub use config::{Aggregation, MatConfig, OutputNonlinearity};
+pub use loader::{LoadError, LoadParts};
 pub use model::MatModel;

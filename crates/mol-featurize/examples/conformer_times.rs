@@ -1,0 +1,33 @@
+//! Prints the slowest conformer embeddings of a CSV's SMILES column (first column).
+//! `cargo run --example conformer_times -p mol-featurize -- path.csv`
+use std::time::Instant;
+
+use mol_featurize::Molecule;
+use mol_featurize::conformer::{ConformerOptions, coordinates};
+
+fn main() {
+    let path = std::env::args().nth(1).expect("csv path");
+    let text = std::fs::read_to_string(path).expect("read");
+    let mut times = Vec::new();
+    for (row, line) in text.lines().skip(1).enumerate() {
+        let smiles = line.rsplit_once(',').map(|(s, _)| s).unwrap_or(line);
+        let Ok(mol) = Molecule::from_smiles(smiles) else {
+            continue;
+        };
+        let t0 = Instant::now();
+        let got = coordinates(&mol, &ConformerOptions::default()).map(|(_, m)| m);
+        times.push((
+            t0.elapsed().as_secs_f64(),
+            row,
+            mol.num_atoms(),
+            got,
+            smiles.to_string(),
+        ));
+    }
+    times.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let total: f64 = times.iter().map(|t| t.0).sum();
+    println!("total {total:.1}s over {} molecules", times.len());
+    for t in times.iter().take(30) {
+        println!("{:.2}s row {} atoms {} {:?} {}", t.0, t.1, t.2, t.3, t.4);
+    }
+}

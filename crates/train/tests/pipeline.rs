@@ -1,0 +1,182 @@
+//! End-to-end training on subsets of the real datasets (../shared/datasets or
+//! $MOLATTN_DATA): metrics, run directory contents, exact resume, prediction.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use burn::tensor::Device;
+use models::MatConfig;
+use mol_featurize::conformer::CoordinateMethod;
+use mol_featurize::{ConformerOptions, MatFeaturizer};
+use train::predict::predict_smiles;
+use train::{RunControl, RunSpec, SplitSpec, Task, TrainError, TrainOptions, train_run};
+
+/// Burn's CPU backend draws every random number (initialisation, dropout) from one
+/// process-wide generator, so two trainings running at once in one process interleave
+/// their draws. Tests that check reproducibility hold this lock.
+static RNG: Mutex<()> = Mutex::new(());
+
+fn lock_rng() -> std::sync::MutexGuard<'static, ()> {
+    RNG.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn datasets() -> PathBuf {
+    std::env::var_os("MOLATTN_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("molattn-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The first `n` data rows of a shared dataset, plus extra rows, as a new CSV.
+fn subset_csv(dataset: &str, n: usize, extra: &[&str], dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(datasets().join(format!("{dataset}/{dataset}.csv")))
+        .expect("shared dataset");
+    let mut lines: Vec<String> = text.lines().take(n + 1).map(String::from).collect();
+    lines.extend(extra.iter().map(|s| s.to_string()));
+    let path = dir.join(format!("{dataset}.csv"));
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -> RunSpec {
+    RunSpec {
+        data,
+        smiles_column: "smiles".into(),
+        target_columns: vec!["y".into()],
+        split,
+        task,
+        featurizer: MatFeaturizer {
+            conformer: ConformerOptions {
+                method: CoordinateMethod::Layout2d,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        model: MatConfig::small()
+            .with_d_model(32)
+            .with_num_heads(4)
+            .with_num_layers(2),
+        train: TrainOptions {
+            epochs,
+            batch_size: 32,
+            learning_rate: 1e-3,
+            warmup_fraction: 0.2,
+            patience: 100,
+            seed: 3,
+        },
+        target_mean: Vec::new(),
+        target_std: Vec::new(),
+        pretrained: None,
+    }
+}
+
+fn history(run: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(run.join("checkpoint/state.json")).unwrap();
+    serde_json::from_str::<serde_json::Value>(&text).unwrap()["history"].clone()
+}
+
+#[test]
+fn regression_learns_writes_the_run_and_resumes_exactly() {
+    let _rng = lock_rng();
+    let dir = scratch("esol");
+    let data = subset_csv("esol", 300, &["C1CC,0.5", "C(C)(C)(C)(C)C,0.1"], &dir);
+    let spec = spec(data, Task::Regression, SplitSpec::Random { seed: 1 }, 30);
+    let quiet = RunControl::default();
+
+    let straight = dir.join("straight");
+    let summary = train_run(&spec, &straight, &quiet, &Device::flex()).unwrap();
+    // The two invalid rows are skipped, counted and listed; nothing else is lost.
+    assert_eq!(summary.n_skipped, 2);
+    let report = std::fs::read_to_string(straight.join("featurize_report.json")).unwrap();
+    assert!(
+        report.contains("\"row\": 300") && report.contains("\"row\": 301"),
+        "{report}"
+    );
+    assert_eq!(summary.train.n + summary.valid.n + summary.test.n, 300);
+    // ESOL labels are z-scores: predicting the mean gives RMSE ~1. Learning must beat it.
+    let test_rmse = summary.test_rmse.unwrap();
+    eprintln!("test RMSE {test_rmse}");
+    assert!(test_rmse < 0.8, "test RMSE {test_rmse}");
+    assert!(summary.test_mae.unwrap() < test_rmse);
+    for file in [
+        "run.json",
+        "metrics.json",
+        "curves.png",
+        "best_model.bpk",
+        "test_predictions.csv",
+        "checkpoint/model.bpk",
+    ] {
+        assert!(straight.join(file).is_file(), "missing {file}");
+    }
+    let metrics: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(straight.join("metrics.json")).unwrap())
+            .unwrap();
+    for key in [
+        "test_rmse",
+        "test_mae",
+        "valid_rmse",
+        "epochs",
+        "train_seconds",
+        "n_skipped",
+    ] {
+        assert!(!metrics[key].is_null(), "metrics.json lacks {key}");
+    }
+    assert_eq!(metrics["epochs"], 30);
+
+    // Interrupt after 12 epochs, then resume: identical learning curve and test metrics.
+    let resumed = dir.join("resumed");
+    let stop = RunControl {
+        stop_after_epochs: Some(12),
+        ..Default::default()
+    };
+    match train_run(&spec, &resumed, &stop, &Device::flex()) {
+        Err(TrainError::Interrupted { epochs_done: 12 }) => {}
+        other => panic!("expected an interruption after 12 epochs, got {other:?}"),
+    }
+    let resume = RunControl {
+        resume: true,
+        ..Default::default()
+    };
+    let summary2 = train_run(&spec, &resumed, &resume, &Device::flex()).unwrap();
+    assert_eq!(history(&straight), history(&resumed));
+    assert_eq!(summary.test_rmse, summary2.test_rmse);
+
+    // Prediction from the run directory: invalid input is reported, not fatal.
+    let smiles = vec![
+        "CCO".to_string(),
+        "C1CC".to_string(),
+        "c1ccccc1O".to_string(),
+    ];
+    let (preds, report, _) = predict_smiles(&straight, &smiles, &Device::flex()).unwrap();
+    assert_eq!(report.n_skipped, 1);
+    assert!(preds[0].values.as_ref().unwrap()[0].is_finite());
+    assert!(preds[1].values.is_none() && preds[1].error.as_ref().unwrap().contains("C1CC"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn classification_with_scaffold_split_reports_roc_auc() {
+    let _rng = lock_rng();
+    let dir = scratch("bbbp");
+    let data = subset_csv("bbbp", 800, &[], &dir);
+    let spec = spec(data, Task::Classification, SplitSpec::Scaffold, 20);
+    let summary = train_run(
+        &spec,
+        &dir.join("run"),
+        &RunControl::default(),
+        &Device::flex(),
+    )
+    .unwrap();
+    assert!(summary.test_rmse.is_none());
+    let auc = summary.valid_roc_auc.unwrap();
+    assert!(auc > 0.6, "valid ROC-AUC {auc}");
+    let test_auc = summary.test_roc_auc.unwrap();
+    assert!((0.0..=1.0).contains(&test_auc));
+    let _ = std::fs::remove_dir_all(&dir);
+}

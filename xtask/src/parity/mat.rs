@@ -1,0 +1,348 @@
+//! MAT parity rows: the reference PyTorch MAT (`fixtures/gen/mat_reference.py`) at the
+//! small and the pretrained configuration, weights loaded through our reference-key
+//! loader, on a padded batch of 8 real molecules.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow};
+use attn_core::{MatNorm, ScaleNormConfig};
+use burn::module::Param;
+use burn::nn::loss::{MseLoss, Reduction};
+use burn::prelude::*;
+use burn::tensor::Device;
+use models::mat::LoadParts;
+use models::{MatBatch, MatConfig, MatModel};
+use safetensors::{Dtype, SafeTensors, tensor::TensorView};
+
+use super::{Row, prng};
+
+/// Output tolerance (f32).
+const TOL: f64 = 1e-5;
+
+struct Fixture {
+    tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
+}
+
+impl Fixture {
+    fn read(path: &Path) -> Result<Self> {
+        let bytes = std::fs::read(path).with_context(|| path.display().to_string())?;
+        let st =
+            SafeTensors::deserialize(&bytes).map_err(|e| anyhow!("{}: {e:?}", path.display()))?;
+        let mut tensors = HashMap::new();
+        for (name, view) in st.tensors() {
+            let values: Vec<f32> = match view.dtype() {
+                Dtype::F32 => view
+                    .data()
+                    .chunks_exact(4)
+                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                    .collect(),
+                Dtype::U8 => view.data().iter().map(|&b| b as f32).collect(),
+                other => return Err(anyhow!("{name}: unsupported dtype {other:?}")),
+            };
+            tensors.insert(name, (view.shape().to_vec(), values));
+        }
+        Ok(Self { tensors })
+    }
+
+    fn get(&self, name: &str) -> Result<&(Vec<usize>, Vec<f32>)> {
+        self.tensors
+            .get(name)
+            .ok_or_else(|| anyhow!("fixture lacks {name}"))
+    }
+
+    fn tensor<const D: usize>(&self, name: &str, device: &Device) -> Result<Tensor<D>> {
+        let (shape, values) = self.get(name)?;
+        let shape: [usize; D] = shape
+            .clone()
+            .try_into()
+            .map_err(|_| anyhow!("{name}: rank"))?;
+        Ok(Tensor::from_data(
+            TensorData::new(values.clone(), shape),
+            device,
+        ))
+    }
+
+    fn values(&self, name: &str) -> Result<&[f32]> {
+        Ok(&self.get(name)?.1)
+    }
+}
+
+fn config(name: &str) -> MatConfig {
+    match name {
+        "small" => MatConfig::small(),
+        _ => MatConfig::pretrained(),
+    }
+    .with_dropout(0.0)
+}
+
+/// The reference state dict of `config` with the deterministic weights of
+/// `fixtures/gen/prng.py`, in PyTorch layout and key names.
+fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize>, Vec<f32>)> {
+    let d = config.d_model;
+    let mut keys: Vec<(String, Vec<usize>)> = vec![];
+    let linear =
+        |keys: &mut Vec<(String, Vec<usize>)>, prefix: String, d_in: usize, d_out: usize| {
+            keys.push((format!("{prefix}.weight"), vec![d_out, d_in]));
+            keys.push((format!("{prefix}.bias"), vec![d_out]));
+        };
+    let norm = |keys: &mut Vec<(String, Vec<usize>)>, prefix: String| {
+        keys.push((format!("{prefix}.a_2"), vec![d]));
+        keys.push((format!("{prefix}.b_2"), vec![d]));
+    };
+    for i in 0..config.num_layers {
+        for k in 0..4 {
+            linear(
+                &mut keys,
+                format!("encoder.layers.{i}.self_attn.linears.{k}"),
+                d,
+                d,
+            );
+        }
+        for j in 0..config.n_dense {
+            linear(
+                &mut keys,
+                format!("encoder.layers.{i}.feed_forward.linears.{j}"),
+                d,
+                d,
+            );
+        }
+        for s in 0..2 {
+            norm(&mut keys, format!("encoder.layers.{i}.sublayer.{s}.norm"));
+        }
+    }
+    norm(&mut keys, "encoder.norm".into());
+    linear(&mut keys, "src_embed.lut".into(), config.d_atom, d);
+    linear(&mut keys, "generator.proj".into(), d, config.n_output);
+    keys.into_iter()
+        .map(|(name, shape)| {
+            let n = shape.iter().product();
+            let values = if shape.len() > 1 {
+                let bound = (6.0 / (shape[0] + shape[1]) as f64).sqrt();
+                prng::uniform(&name, n, -bound, bound)
+            } else if name.ends_with("a_2") {
+                prng::uniform(&name, n, 0.9, 1.1)
+            } else {
+                prng::uniform(&name, n, -0.1, 0.1)
+            };
+            (name, shape, values)
+        })
+        .collect()
+}
+
+fn write_safetensors(path: &Path, tensors: &[(String, Vec<usize>, Vec<f32>)]) -> Result<()> {
+    let bytes: Vec<(String, Vec<usize>, Vec<u8>)> = tensors
+        .iter()
+        .map(|(n, s, v)| {
+            (
+                n.clone(),
+                s.clone(),
+                v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            )
+        })
+        .collect();
+    let views = bytes
+        .iter()
+        .map(|(n, s, b)| {
+            Ok((
+                n.clone(),
+                TensorView::new(Dtype::F32, s.clone(), b).map_err(|e| anyhow!("{e:?}"))?,
+            ))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let out = safetensors::serialize(views, None).map_err(|e| anyhow!("{e:?}"))?;
+    std::fs::write(path, out)?;
+    Ok(())
+}
+
+fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.try_into_vec_as::<f32>().unwrap_or_default()
+}
+
+/// Burn Linear weights are `[in, out]`; the reference's are `[out, in]`.
+fn transpose(t: Tensor<2>) -> Vec<f32> {
+    values(t.transpose())
+}
+
+/// All MAT rows.
+pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for name in ["small", "pretrained"] {
+        let io_path = fixtures.join(format!("parity/mat_{name}_io.safetensors"));
+        let io = Fixture::read(&io_path)?;
+        let fixture = format!("mat_{name}_io");
+        let cfg = config(name);
+        let plain = Device::flex();
+        let weights = if name == "small" {
+            fixtures.join("parity/mat_small_weights.pt")
+        } else {
+            let path = std::env::temp_dir().join(format!(
+                "molattn-mat-pretrained-{}.safetensors",
+                std::process::id()
+            ));
+            write_safetensors(&path, &reference_state_dict(&cfg))?;
+            path
+        };
+        let load = |device: &Device| -> Result<MatModel> {
+            cfg.init(device)
+                .load_reference_weights(&weights, LoadParts::All)
+                .map_err(|e| anyhow!("{e}"))
+        };
+        let model = load(&plain)?;
+        let fmt = if name == "small" {
+            ".pt (PytorchStore)"
+        } else {
+            ".safetensors (SafetensorsStore)"
+        };
+        rows.push(Row {
+            component: format!("MAT {name}: load reference state dict"),
+            fixture: weights
+                .file_name()
+                .map(|f| f.to_string_lossy().to_string())
+                .unwrap_or_default(),
+            max_abs: 0.0,
+            max_rel: 0.0,
+            tolerance: 0.0,
+            pass: true,
+            note: format!(
+                "{} params via {fmt}, reference key names",
+                model.num_params()
+            ),
+        });
+
+        let batch = |device: &Device| -> Result<MatBatch> {
+            Ok(MatBatch {
+                node_features: io.tensor::<3>("node_features", device)?,
+                adjacency: io.tensor::<3>("adjacency", device)?,
+                distances: io.tensor::<3>("distances", device)?,
+                key_padding_mask: io.tensor::<2>("mask", device)?.lower_elem(0.5),
+            })
+        };
+        let b = batch(&plain)?;
+        let out = model.forward(&b);
+        rows.push(Row::compare(
+            &format!("MAT {name}: forward, padded batch of 8 molecules"),
+            &fixture,
+            &values(out),
+            io.values("output")?,
+            TOL,
+            "",
+        ));
+
+        if name == "small" {
+            let emb = model.src_embed.forward(b.node_features.clone());
+            rows.push(Row::compare(
+                "MAT small: embedding",
+                &fixture,
+                &values(emb.clone()),
+                io.values("embedding")?,
+                TOL,
+                "",
+            ));
+            let layer = &model.encoder.layers[0];
+            let normed = layer.norm_attn.forward(emb.clone());
+            rows.push(Row::compare(
+                "MAT LayerNorm (unbiased std, eps on std)",
+                &fixture,
+                &values(normed.clone()),
+                io.values("layer0_norm")?,
+                TOL,
+                "",
+            ));
+            let attn = layer.self_attn.forward(
+                normed,
+                b.adjacency.clone(),
+                b.distances.clone(),
+                b.key_padding_mask.clone(),
+            );
+            rows.push(Row::compare(
+                "MoleculeAttention (Eq. 2, softmax kernel)",
+                &fixture,
+                &values(attn),
+                io.values("layer0_attention")?,
+                TOL,
+                "layer 0 on LayerNorm(embedding)",
+            ));
+            let scale = ScaleNormConfig::new(cfg.d_model).init(&plain);
+            rows.push(Row::compare(
+                "MAT ScaleNorm",
+                &fixture,
+                &values(scale.forward(emb)),
+                io.values("scale_norm")?,
+                TOL,
+                "",
+            ));
+        }
+
+        // Gradients of the MSE loss w.r.t. inputs and weights.
+        let ad = Device::flex().autodiff();
+        let model = load(&ad)?;
+        let mut b = batch(&ad)?;
+        b.node_features = b.node_features.require_grad();
+        b.distances = b.distances.require_grad();
+        let target = io.tensor::<2>("target", &ad)?;
+        let loss = MseLoss::new().forward(model.forward(&b), target, Reduction::Mean);
+        rows.push(Row::compare(
+            &format!("MAT {name}: MSE loss"),
+            &fixture,
+            &values(loss.clone()),
+            io.values("loss")?,
+            TOL,
+            "",
+        ));
+        let grads = loss.backward();
+        let grad = |t: &Tensor<3>| t.grad(&grads).map(values).unwrap_or_default();
+        rows.push(Row::compare(
+            &format!("MAT {name}: d loss / d node_features"),
+            &fixture,
+            &grad(&b.node_features),
+            io.values("grad_node_features")?,
+            TOL,
+            "",
+        ));
+        rows.push(Row::compare(
+            &format!("MAT {name}: d loss / d distances"),
+            &fixture,
+            &grad(&b.distances),
+            io.values("grad_distances")?,
+            TOL,
+            "reference NaN (inf-masked keys) compared as 0",
+        ));
+        let g2 = |p: &Param<Tensor<2>>| p.val().grad(&grads).map(transpose).unwrap_or_default();
+        let g1 = |p: &Param<Tensor<1>>| p.val().grad(&grads).map(values).unwrap_or_default();
+        let a_2 = |n: &MatNorm| match n {
+            MatNorm::LayerNorm(l) => g1(&l.a_2),
+            MatNorm::ScaleNorm(s) => g1(&s.scale),
+        };
+        let b_2 = |n: &MatNorm| match n {
+            MatNorm::LayerNorm(l) => g1(&l.b_2),
+            MatNorm::ScaleNorm(s) => g1(&s.scale),
+        };
+        let mut weight_rows = vec![
+            ("src_embed.lut.weight", g2(&model.src_embed.lut.weight)),
+            (
+                "encoder.layers.0.sublayer.0.norm.a_2",
+                a_2(&model.encoder.layers[0].norm_attn),
+            ),
+            ("encoder.norm.b_2", b_2(&model.encoder.norm)),
+            ("generator.proj.weight", g2(&model.generator.proj.weight)),
+        ];
+        if name == "small" {
+            weight_rows.push((
+                "encoder.layers.0.self_attn.linears.0.weight",
+                g2(&model.encoder.layers[0].self_attn.query.weight),
+            ));
+        }
+        for (key, got) in weight_rows {
+            rows.push(Row::compare(
+                &format!("MAT {name}: d loss / d {key}"),
+                &fixture,
+                &got,
+                io.values(&format!("grad.{key}"))?,
+                TOL,
+                "",
+            ));
+        }
+    }
+    Ok(rows)
+}
