@@ -8,7 +8,10 @@
 //!
 //! Exact resume: every epoch starts by re-seeding the device (dropout) and the data
 //! shuffle from `(seed, epoch)`, and the checkpoint holds the model, the Adam state,
-//! the global step and the history, so `--resume` continues bit for bit.
+//! the global step and the history, so `--resume` continues bit for bit. This holds for
+//! one training per process: Burn's CPU backend draws every random number from one
+//! process-wide generator, so trainings running concurrently in one process interleave
+//! their draws.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
