@@ -1,16 +1,19 @@
-//! Prints the slowest conformer embeddings of a CSV's SMILES column (first column).
-//! `cargo run --example conformer_times -p mol-featurize -- path.csv`
+//! Prints the slowest conformer embeddings of a file with one SMILES per line.
+//! `cut -d, -f1 data.csv | tail -n +2 > smiles.txt`
+//! `cargo run --example conformer_times -- smiles.txt`
 use std::time::Instant;
 
 use mol_featurize::Molecule;
 use mol_featurize::conformer::{ConformerOptions, coordinates};
 
 fn main() {
-    let path = std::env::args().nth(1).expect("csv path");
+    let Some(path) = std::env::args().nth(1) else {
+        eprintln!("usage: conformer_times SMILES_FILE (one SMILES per line)");
+        std::process::exit(2);
+    };
     let text = std::fs::read_to_string(path).expect("read");
     let mut times = Vec::new();
-    for (row, line) in text.lines().skip(1).enumerate() {
-        let smiles = line.rsplit_once(',').map(|(s, _)| s).unwrap_or(line);
+    for (row, smiles) in text.lines().enumerate() {
         let Ok(mol) = Molecule::from_smiles(smiles) else {
             continue;
         };
