@@ -14,6 +14,7 @@ use mol_featurize::{ConformerOptions, MatFeaturizer, featurize_all, pad_batch};
 use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
+mod msa_bench;
 mod parity;
 
 #[derive(Parser)]
@@ -216,7 +217,28 @@ enum Command {
         #[arg(long)]
         write_doc: Option<PathBuf>,
     },
-    /// Print featurization and MAT forward throughput.
+    /// Time MSA column global attention on a synthetic MSA (AlphaFold extra-MSA size).
+    MsaBench {
+        /// Sequences N_seq.
+        #[arg(long, default_value_t = 5120)]
+        n_seq: usize,
+        /// Residues N_res.
+        #[arg(long, default_value_t = 384)]
+        n_res: usize,
+        /// MSA channels c_m.
+        #[arg(long, default_value_t = 64)]
+        c_m: usize,
+        /// Timed runs after a warm-up.
+        #[arg(long, default_value_t = 3)]
+        runs: usize,
+        /// bf16 activations (LayerNorm and softmax in f32).
+        #[arg(long)]
+        bf16: bool,
+        /// Backend.
+        #[arg(long, value_enum, default_value = "flex")]
+        device: DeviceArg,
+    },
+    /// Print featurization, MAT forward and MSA global attention throughput.
     Bench {
         /// Datasets folder (default: $MOLATTN_DATA or ../shared/datasets).
         #[arg(long)]
@@ -257,6 +279,23 @@ fn main() -> Result<()> {
             molecules,
             device,
         } => bench(datasets, molecules, device),
+        Command::MsaBench {
+            n_seq,
+            n_res,
+            c_m,
+            runs,
+            bf16,
+            device,
+        } => msa_bench::run(
+            &msa_bench::MsaBenchOptions {
+                n_seq,
+                n_res,
+                c_m,
+                runs,
+                bf16,
+            },
+            &device.device(),
+        ),
         Command::Parity {
             datasets,
             conformers,
@@ -572,6 +611,17 @@ fn bench(datasets: Option<PathBuf>, molecules: usize, device: DeviceArg) -> Resu
             median * 1e3
         );
     }
+    // In a child process, so that its peak memory is its own.
+    let status = std::process::Command::new(std::env::current_exe()?)
+        .args(["msa-bench", "--device"])
+        .arg(
+            device
+                .to_possible_value()
+                .expect("no skipped variants")
+                .get_name(),
+        )
+        .status()?;
+    anyhow::ensure!(status.success(), "msa-bench failed: {status}");
     Ok(())
 }
 

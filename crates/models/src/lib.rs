@@ -2,11 +2,18 @@
 //!
 //! - [`mat`]: the Molecule Attention Transformer (Maziarka et al. 2020,
 //!   arXiv 2002.08264), with the reference defaults and the pretrained configuration.
+//! - [`msa`]: AlphaFold's MSA column global attention (Jumper et al. 2021, Suppl.
+//!   Alg. 19), loadable from AlphaFold-named haiku parameters.
+//! - [`load`]: the error type of the reference-checkpoint loaders.
 //!
 //! Models are backend-agnostic: build them on any [`burn::tensor::Device`].
 
 #![warn(missing_docs)]
 
+pub mod load;
 pub mod mat;
+pub mod msa;
 
+pub use load::LoadError;
 pub use mat::{MatBatch, MatConfig, MatModel};
+pub use msa::{MsaColumnGlobalAttention, MsaColumnGlobalAttentionConfig};

@@ -2,10 +2,9 @@
 //! small and the pretrained configuration, weights loaded through our reference-key
 //! loader, on a padded batch of 8 real molecules.
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use attn_core::{MatNorm, ScaleNormConfig};
 use burn::module::Param;
 use burn::nn::loss::{MseLoss, Reduction};
@@ -13,60 +12,13 @@ use burn::prelude::*;
 use burn::tensor::Device;
 use models::mat::LoadParts;
 use models::{MatBatch, MatConfig, MatModel};
-use safetensors::{Dtype, SafeTensors, tensor::TensorView};
+use safetensors::{Dtype, tensor::TensorView};
 
+use super::fixture::Fixture;
 use super::{Row, prng};
 
 /// Output tolerance (f32).
 const TOL: f64 = 1e-5;
-
-struct Fixture {
-    tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
-}
-
-impl Fixture {
-    fn read(path: &Path) -> Result<Self> {
-        let bytes = std::fs::read(path).with_context(|| path.display().to_string())?;
-        let st =
-            SafeTensors::deserialize(&bytes).map_err(|e| anyhow!("{}: {e:?}", path.display()))?;
-        let mut tensors = HashMap::new();
-        for (name, view) in st.tensors() {
-            let values: Vec<f32> = match view.dtype() {
-                Dtype::F32 => view
-                    .data()
-                    .chunks_exact(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                    .collect(),
-                Dtype::U8 => view.data().iter().map(|&b| b as f32).collect(),
-                other => return Err(anyhow!("{name}: unsupported dtype {other:?}")),
-            };
-            tensors.insert(name, (view.shape().to_vec(), values));
-        }
-        Ok(Self { tensors })
-    }
-
-    fn get(&self, name: &str) -> Result<&(Vec<usize>, Vec<f32>)> {
-        self.tensors
-            .get(name)
-            .ok_or_else(|| anyhow!("fixture lacks {name}"))
-    }
-
-    fn tensor<const D: usize>(&self, name: &str, device: &Device) -> Result<Tensor<D>> {
-        let (shape, values) = self.get(name)?;
-        let shape: [usize; D] = shape
-            .clone()
-            .try_into()
-            .map_err(|_| anyhow!("{name}: rank"))?;
-        Ok(Tensor::from_data(
-            TensorData::new(values.clone(), shape),
-            device,
-        ))
-    }
-
-    fn values(&self, name: &str) -> Result<&[f32]> {
-        Ok(&self.get(name)?.1)
-    }
-}
 
 fn config(name: &str) -> MatConfig {
     match name {

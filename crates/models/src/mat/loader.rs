@@ -9,9 +9,9 @@ use std::path::Path;
 use burn::store::{
     ApplyResult, KeyRemapper, ModuleSnapshot, PyTorchToBurnAdapter, PytorchStore, SafetensorsStore,
 };
-use thiserror::Error;
 
 use super::model::MatModel;
+pub use crate::load::LoadError;
 
 /// Reference key patterns (regex) -> our module paths. Keys not listed are identical
 /// (`src_embed.lut.*`, `encoder.layers.{i}.feed_forward.linears.{j}.*`, `encoder.norm.*`,
@@ -47,33 +47,6 @@ pub const REFERENCE_KEY_MAP: [(&str, &str); 6] = [
 /// Prefix given to checkpoint keys deliberately not loaded (the generator when
 /// fine-tuning a pretrained encoder).
 const IGNORED: &str = "ignored.";
-
-/// Why a reference checkpoint could not be loaded.
-#[derive(Debug, Error)]
-pub enum LoadError {
-    /// The file could not be read or parsed.
-    #[error("{path}: cannot read checkpoint: {reason}")]
-    Read {
-        /// The checkpoint.
-        path: String,
-        /// Reader message.
-        reason: String,
-    },
-    /// The checkpoint does not fit the model configuration.
-    #[error(
-        "{path}: checkpoint does not match the model:\n  missing (in the model, not the file): {missing:?}\n  unexpected (in the file, not the model): {unexpected:?}\n  mismatched: {mismatched:?}"
-    )]
-    Mismatch {
-        /// The checkpoint.
-        path: String,
-        /// Model parameters the file lacks (our paths).
-        missing: Vec<String>,
-        /// File tensors the model has no place for (reference keys after mapping).
-        unexpected: Vec<String>,
-        /// Shape or dtype mismatches.
-        mismatched: Vec<String>,
-    },
-}
 
 /// Which parts of a reference checkpoint to load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -147,16 +120,7 @@ impl MatModel {
             .filter(|k| !k.starts_with(IGNORED))
             .cloned()
             .collect();
-        let mismatched: Vec<String> = result.errors.iter().map(|e| e.to_string()).collect();
-        if missing.is_empty() && unexpected.is_empty() && mismatched.is_empty() {
-            Ok(self)
-        } else {
-            Err(LoadError::Mismatch {
-                path: shown,
-                missing,
-                unexpected,
-                mismatched,
-            })
-        }
+        LoadError::check(shown, missing, unexpected, &result)?;
+        Ok(self)
     }
 }
