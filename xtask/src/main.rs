@@ -14,6 +14,7 @@ use mol_featurize::{ConformerOptions, MatFeaturizer, featurize_all, pad_batch};
 use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
+mod export_cmd;
 mod msa_bench;
 mod parity;
 
@@ -25,6 +26,22 @@ mod parity;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FeatureFormat {
+    /// JSON with the featurization report.
+    Json,
+    /// NumPy `.npz` of the padded batch (float32, bool, int64 arrays).
+    Npz,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportModel {
+    /// MAT from a training run.
+    Mat,
+    /// AlphaFold MSA column global attention.
+    MsaGlobalAttention,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -166,9 +183,18 @@ enum Command {
         /// Coordinates for the distance matrices.
         #[arg(long, value_enum, default_value = "embed3d")]
         coords: CoordsArg,
-        /// Write features and report as JSON here.
+        /// Write the features here (see --format).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Featurize exactly as this training run did (its `run.json` featurizer), e.g.
+        /// for an exported model; overrides --coords.
+        #[arg(long)]
+        run: Option<PathBuf>,
+        /// `json`: features and report; `npz`: one padded batch of every featurized
+        /// molecule (`node_features`, `key_padding_mask`, `adjacency`, `distances`, `row`),
+        /// the inputs of an exported MAT.
+        #[arg(long, value_enum, default_value = "json")]
+        format: FeatureFormat,
     },
     /// Train a model on a CSV dataset.
     Train(TrainArgs),
@@ -217,6 +243,27 @@ enum Command {
         #[arg(long)]
         write_doc: Option<PathBuf>,
     },
+    /// Export a model to ONNX, check it, and compare ONNX Runtime and tract with Burn.
+    Export {
+        /// Which model.
+        #[arg(long, value_enum, default_value = "mat")]
+        model: ExportModel,
+        /// MAT: run directory written by `train` (its test molecules are the held-out batch).
+        #[arg(long)]
+        run: Option<PathBuf>,
+        /// MSA global attention: AlphaFold-named parameters (.safetensors).
+        #[arg(long)]
+        params: Option<PathBuf>,
+        /// Haiku scope of the parameters.
+        #[arg(long, default_value = models::msa::ALPHAFOLD_SCOPE)]
+        scope: String,
+        /// MSA global attention: configuration JSON (AlphaFold extra-MSA defaults if absent).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        /// Output file.
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Time MSA column global attention on a synthetic MSA (AlphaFold extra-MSA size).
     MsaBench {
         /// Sequences N_seq.
@@ -259,7 +306,15 @@ fn main() -> Result<()> {
             smiles_column,
             coords,
             out,
-        } => featurize(&data, &smiles_column, coords, out),
+            run,
+            format,
+        } => {
+            let featurizer = match run {
+                Some(run) => RunSpec::load(&run)?.featurizer,
+                None => featurizer(coords, 42, false),
+            };
+            featurize(&data, &smiles_column, &featurizer, out, format)
+        }
         Command::Train(args) => train(args),
         Command::Predict {
             run,
@@ -279,6 +334,26 @@ fn main() -> Result<()> {
             molecules,
             device,
         } => bench(datasets, molecules, device),
+        Command::Export {
+            model,
+            run,
+            params,
+            scope,
+            config,
+            out,
+        } => {
+            let source = match model {
+                ExportModel::Mat => {
+                    export_cmd::Source::Run(run.context("--run DIR is required to export a MAT")?)
+                }
+                ExportModel::MsaGlobalAttention => export_cmd::Source::MsaGlobalAttention {
+                    params,
+                    scope,
+                    config,
+                },
+            };
+            export_cmd::run(&source, &out, &Device::flex())
+        }
         Command::MsaBench {
             n_seq,
             n_res,
@@ -344,12 +419,13 @@ fn featurizer(coords: CoordsArg, seed: u64, reference_compat: bool) -> MatFeatur
 fn featurize(
     data: &Path,
     smiles_column: &str,
-    coords: CoordsArg,
+    featurizer: &MatFeaturizer,
     out: Option<PathBuf>,
+    format: FeatureFormat,
 ) -> Result<()> {
     let smiles = train::data::read_smiles_csv(data, smiles_column)?;
     let t0 = Instant::now();
-    let (features, report) = featurize_all(&smiles, &featurizer(coords, 42, false), true);
+    let (features, report) = featurize_all(&smiles, featurizer, true);
     let secs = t0.elapsed().as_secs_f64();
     println!(
         "featurized {} of {} molecules in {secs:.1}s ({:.1} mol/s); skipped {}",
@@ -364,12 +440,60 @@ fn featurize(
     for s in &report.skipped {
         println!("  skipped row {}: {}", s.row, s.reason);
     }
-    if let Some(out) = out {
-        let json = serde_json::json!({ "report": report, "features": features });
-        std::fs::write(&out, serde_json::to_vec(&json)?)
-            .with_context(|| out.display().to_string())?;
-        println!("wrote {}", out.display());
+    match (out, format) {
+        (None, _) => {}
+        (Some(out), FeatureFormat::Json) => {
+            let json = serde_json::json!({ "report": report, "features": features });
+            std::fs::write(&out, serde_json::to_vec(&json)?)
+                .with_context(|| out.display().to_string())?;
+            println!("wrote {}", out.display());
+        }
+        (Some(out), FeatureFormat::Npz) => write_npz(&out, &features)?,
     }
+    Ok(())
+}
+
+/// Writes every featurized molecule as one padded batch to a NumPy `.npz`: the inputs of
+/// an exported MAT plus `row` (input row of each molecule; skipped rows are absent).
+fn write_npz(out: &Path, features: &[Option<mol_featurize::MatFeatures>]) -> Result<()> {
+    use ndarray::{Array1, Array2, Array3};
+    let (rows, ok): (Vec<i64>, Vec<&mol_featurize::MatFeatures>) = features
+        .iter()
+        .enumerate()
+        .filter_map(|(row, f)| f.as_ref().map(|f| (row as i64, f)))
+        .unzip();
+    if ok.is_empty() {
+        bail!(
+            "no molecule could be featurized: nothing to write to {}",
+            out.display()
+        );
+    }
+    let data = pad_batch(&ok).map_err(anyhow::Error::msg)?;
+    let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
+    let file = std::fs::File::create(out).with_context(|| out.display().to_string())?;
+    let mut npz = ndarray_npy::NpzWriter::new(file);
+    npz.add_array(
+        "node_features",
+        &Array3::from_shape_vec((b, n, d), data.node_features)?,
+    )?;
+    npz.add_array(
+        "key_padding_mask",
+        &Array2::from_shape_vec((b, n), data.key_padding_mask)?,
+    )?;
+    npz.add_array(
+        "adjacency",
+        &Array3::from_shape_vec((b, n, n), data.adjacency)?,
+    )?;
+    npz.add_array(
+        "distances",
+        &Array3::from_shape_vec((b, n, n), data.distances)?,
+    )?;
+    npz.add_array("row", &Array1::from_vec(rows))?;
+    npz.finish()?;
+    println!(
+        "wrote {} ({b} molecules padded to {n} atoms, d_atom {d})",
+        out.display()
+    );
     Ok(())
 }
 

@@ -1,8 +1,51 @@
-//! ONNX export of molattn models.
+//! ONNX export of molattn models, with our own graph builder on `onnx-protobuf`.
 //!
-//! Not implemented yet: the plan (own graph builder on `onnx-protobuf`, one lowering per
-//! model, verification in ONNX Runtime and tract) is tracked in the project's export
-//! issue. The crate exists so that the workspace layering
-//! (`models` <- `export` <- `xtask`) is in place.
+//! Burn's trace-based ONNX exporter (burn-onnx 0.22 `export`) cannot lower softmax,
+//! transposes, reductions or masking, so each model has a hand-written lowering that reads
+//! the weights of the Burn module and emits the same arithmetic, op for op, in opset
+//! [`graph::OPSET`]:
+//! - [`mat::mat_to_onnx`]: the Molecule Attention Transformer.
+//! - [`msa::msa_global_attention_to_onnx`]: AlphaFold MSA column global attention.
+//!
+//! Batch-like axes are symbolic (`batch`/`atoms`, `sequences`/`residues`): one file serves
+//! every batch and molecule size. Masks are bool inputs, `true` = padding, applied with
+//! `Where` / additive finite constants, so padded rows never produce NaN.
+//!
+//! [`verify`] runs an exported file in ONNX Runtime (the `libonnxruntime` shared library
+//! of the pip `onnxruntime` wheel, loaded at run time) and in `tract-onnx`, and calls the
+//! ONNX checker of the pip `onnx` package.
 
 #![warn(missing_docs)]
+
+pub mod graph;
+pub mod mat;
+pub mod msa;
+pub mod verify;
+
+use thiserror::Error;
+
+pub use graph::{GraphBuilder, write_model};
+pub use mat::mat_to_onnx;
+pub use msa::msa_global_attention_to_onnx;
+pub use verify::{Feed, FeedData};
+
+/// Why an export or its verification failed.
+#[derive(Debug, Error)]
+pub enum ExportError {
+    /// The ONNX file could not be written.
+    #[error("{path}: cannot write ONNX model: {reason}")]
+    Write {
+        /// The file.
+        path: String,
+        /// Encoder or I/O message.
+        reason: String,
+    },
+    /// A runtime or the checker rejected or failed to run the model.
+    #[error("{runtime}: {reason}")]
+    Runtime {
+        /// `onnxruntime`, `tract` or `onnx.checker`.
+        runtime: &'static str,
+        /// Its message.
+        reason: String,
+    },
+}

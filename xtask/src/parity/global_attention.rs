@@ -11,6 +11,8 @@ use models::{MsaColumnGlobalAttention, MsaColumnGlobalAttentionConfig};
 
 use super::Row;
 use super::fixture::Fixture;
+use super::onnx::{self, Case};
+use export::Feed;
 
 const FILE: &str = "global_attention.safetensors";
 
@@ -68,6 +70,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
         let msa_mask: Tensor<2> = fx.tensor(&format!("{scope}.msa_mask"), &device)?;
         let padding = msa_mask.equal_elem(0.0);
         let fixture = format!("{FILE} [{scope}]");
+        rows.extend(onnx_rows(description, &model, &msa_act, &padding)?);
         let out = model.forward(msa_act.clone(), padding.clone());
         rows.push(Row::compare(
             "MSA column global attention (f32)",
@@ -95,4 +98,53 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
         }
     }
     Ok(rows)
+}
+
+/// The ONNX inputs of one MSA and Burn's output on it.
+fn onnx_case(
+    model: &MsaColumnGlobalAttention,
+    msa_act: Tensor<3>,
+    padding: Tensor<2, Bool>,
+) -> Result<Case> {
+    let [n_seq, n_res, c_m] = msa_act.dims();
+    let mask: Vec<bool> = padding.clone().into_data().iter::<bool>().collect();
+    let act: Vec<f32> = msa_act.clone().try_into_vec_as()?;
+    Ok(Case {
+        label: format!("{n_seq} x {n_res}"),
+        feeds: vec![
+            Feed::f32("msa_act", &[n_seq, n_res, c_m], act),
+            Feed::bool("msa_padding_mask", &[n_seq, n_res], mask),
+        ],
+        want: model.forward(msa_act, padding).try_into_vec_as()?,
+    })
+}
+
+/// ONNX export of the block, run on the fixture MSA and on a crop of it (fewer
+/// sequences, residues 1..5: the ragged, fully masked and single-sequence columns).
+fn onnx_rows(
+    description: &str,
+    model: &MsaColumnGlobalAttention,
+    msa_act: &Tensor<3>,
+    padding: &Tensor<2, Bool>,
+) -> Result<Vec<Row>> {
+    let [n_seq, _, _] = msa_act.dims();
+    let keep = 0..(n_seq * 7 / 10).max(1);
+    let cases = [
+        onnx_case(model, msa_act.clone(), padding.clone())?,
+        onnx_case(
+            model,
+            msa_act.clone().slice([keep.clone(), 1..5]),
+            padding.clone().slice([keep, 1..5]),
+        )?,
+    ];
+    let proto = export::msa_global_attention_to_onnx(
+        model,
+        &[("molattn.model".into(), "msa_column_global_attention".into())],
+    );
+    Ok(onnx::rows(
+        &format!("MSA global attention ({description})"),
+        &proto,
+        "msa_update",
+        &cases,
+    ))
 }

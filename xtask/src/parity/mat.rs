@@ -15,7 +15,9 @@ use models::{MatBatch, MatConfig, MatModel};
 use safetensors::{Dtype, tensor::TensorView};
 
 use super::fixture::Fixture;
-use super::{Row, prng};
+use super::onnx::Case;
+use super::{Row, onnx, prng};
+use export::Feed;
 
 /// Output tolerance (f32).
 const TOL: f64 = 1e-5;
@@ -172,6 +174,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
             })
         };
         let b = batch(&plain)?;
+        rows.extend(onnx_rows(name, &model, &b)?);
         let out = model.forward(&b);
         rows.push(Row::compare(
             &format!("MAT {name}: forward, padded batch of 8 molecules"),
@@ -298,4 +301,68 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
         }
     }
     Ok(rows)
+}
+
+/// The ONNX inputs of `batch` and Burn's output on it.
+fn onnx_case(model: &MatModel, batch: &MatBatch) -> Result<Case> {
+    let [b, n, d_atom] = batch.node_features.dims();
+    let mask: Vec<bool> = batch
+        .key_padding_mask
+        .clone()
+        .into_data()
+        .iter::<bool>()
+        .collect();
+    Ok(Case {
+        label: format!("{b} x {n} atoms"),
+        feeds: vec![
+            Feed::f32(
+                "node_features",
+                &[b, n, d_atom],
+                values(batch.node_features.clone()),
+            ),
+            Feed::bool("key_padding_mask", &[b, n], mask),
+            Feed::f32("adjacency", &[b, n, n], values(batch.adjacency.clone())),
+            Feed::f32("distances", &[b, n, n], values(batch.distances.clone())),
+        ],
+        want: values(model.forward(batch)),
+    })
+}
+
+/// ONNX export of `model`, run on the fixture batch and on its first 3 molecules
+/// cropped to their longest (another batch size and atom count).
+fn onnx_rows(name: &str, model: &MatModel, batch: &MatBatch) -> Result<Vec<Row>> {
+    let real: Vec<bool> = batch
+        .key_padding_mask
+        .clone()
+        .slice(0..3)
+        .bool_not()
+        .into_data()
+        .iter::<bool>()
+        .collect();
+    let n = batch.node_features.dims()[1];
+    let n_small = real
+        .chunks(n)
+        .map(|r| r.iter().filter(|&&x| x).count())
+        .max()
+        .unwrap_or(1);
+    let small = MatBatch {
+        node_features: batch.node_features.clone().slice([0..3, 0..n_small]),
+        adjacency: batch
+            .adjacency
+            .clone()
+            .slice([0..3, 0..n_small, 0..n_small]),
+        distances: batch
+            .distances
+            .clone()
+            .slice([0..3, 0..n_small, 0..n_small]),
+        key_padding_mask: batch.key_padding_mask.clone().slice([0..3, 0..n_small]),
+    };
+    let cases = [onnx_case(model, batch)?, onnx_case(model, &small)?];
+    let proto = export::mat_to_onnx(model, &[("molattn.model".into(), "mat".into())]);
+    Ok(onnx::rows(
+        &format!("MAT {name}"),
+        &proto,
+        "prediction",
+        &cases,
+    ))
 }

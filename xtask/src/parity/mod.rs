@@ -7,6 +7,7 @@ mod featurization;
 mod fixture;
 mod global_attention;
 mod mat;
+mod onnx;
 pub mod prng;
 
 use std::path::{Path, PathBuf};

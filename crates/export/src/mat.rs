@@ -1,0 +1,266 @@
+//! Lowering of [`MatModel`] to ONNX (Maziarka et al. 2020, Eq. 2; the same arithmetic
+//! as `models::mat` and `attn_core::MoleculeAttention`, op for op).
+//!
+//! Inputs (`batch` and `atoms` symbolic):
+//! - `node_features` f32 `[batch, atoms, d_atom]`
+//! - `key_padding_mask` bool `[batch, atoms]`, `true` = padding
+//! - `adjacency` f32 `[batch, atoms, atoms]`
+//! - `distances` f32 `[batch, atoms, atoms]`, Angstrom
+//!
+//! Output: `prediction` f32 `[batch, n_output]` (regression values or logits).
+
+use attn_core::mask::{MASKED_DISTANCE, MASKED_LOGIT};
+use attn_core::molecule_attention::ADJACENCY_EPS;
+use attn_core::{MatNorm, MoleculeAttention};
+use burn::module::Param;
+use burn::nn::Linear;
+use burn::prelude::*;
+use models::MatModel;
+use models::mat::feed_forward::FeedForward;
+use onnx_protobuf::ModelProto;
+
+use crate::graph::{Attr, Dim, Elem, GraphBuilder};
+
+/// Values of a parameter as f32.
+pub(crate) fn values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
+    p.val()
+        .try_into_vec_as::<f32>()
+        .expect("parameters are readable f32")
+}
+
+/// `x W + b` for a Burn [`Linear`] (weight `[d_in, d_out]`).
+pub(crate) fn linear(g: &mut GraphBuilder, x: &str, name: &str, lin: &Linear) -> String {
+    let w = values(&lin.weight);
+    let shape = lin.weight.dims();
+    let b = lin.bias.as_ref().map(values);
+    g.linear(x, name, (&shape, &w), b.as_deref())
+}
+
+/// MAT LayerNorm (unbiased std, eps added to the std) or ScaleNorm over the last axis.
+fn norm(g: &mut GraphBuilder, x: &str, name: &str, norm: &MatNorm) -> String {
+    match norm {
+        MatNorm::LayerNorm(n) => {
+            let a_2 = values(&n.a_2);
+            let d = a_2.len();
+            let mean = g.reduce_mean(x, &[-1]);
+            let centred = g.sub(x, &mean);
+            let sq = g.mul(&centred, &centred);
+            let sum = g.reduce_sum(&sq, &[-1]);
+            let denom = g.scalar((d.max(2) - 1) as f32);
+            let var = g.div(&sum, &denom);
+            let std = g.node("Sqrt", &[&var], &[]);
+            let eps = g.scalar(n.eps as f32);
+            let std = g.add(&std, &eps);
+            let normed = g.div(&centred, &std);
+            let a = g.f32_tensor(&format!("{name}.a_2"), &[d], &a_2);
+            let b = g.f32_tensor(&format!("{name}.b_2"), &[d], &values(&n.b_2));
+            let scaled = g.mul(&normed, &a);
+            g.add(&scaled, &b)
+        }
+        MatNorm::ScaleNorm(n) => {
+            let sq = g.mul(x, x);
+            let sum = g.reduce_sum(&sq, &[-1]);
+            let len = g.node("Sqrt", &[&sum], &[]);
+            let eps = g.scalar(n.eps as f32);
+            let len = g.node("Max", &[&len, &eps], &[]);
+            let unit = g.div(x, &len);
+            let scale = g.f32_tensor(&format!("{name}.scale"), &[1], &values(&n.scale));
+            g.mul(&unit, &scale)
+        }
+    }
+}
+
+fn leaky_relu(g: &mut GraphBuilder, x: &str, slope: f64) -> String {
+    g.node("LeakyRelu", &[x], &[("alpha", Attr::Float(slope as f32))])
+}
+
+fn feed_forward(g: &mut GraphBuilder, x: &str, name: &str, ff: &FeedForward) -> String {
+    let last = ff.linears.len().saturating_sub(1);
+    let mut h = x.to_string();
+    for (i, lin) in ff.linears.iter().enumerate() {
+        let y = linear(g, &h, &format!("{name}.linears.{i}"), lin);
+        h = if i < last {
+            leaky_relu(g, &y, ff.leaky_relu_slope)
+        } else {
+            match ff.output_nonlinearity {
+                0 => leaky_relu(g, &y, ff.leaky_relu_slope),
+                1 => g.node("Tanh", &[&y], &[]),
+                _ => y,
+            }
+        };
+    }
+    h
+}
+
+/// `(lambda_a, lambda_d, lambda_g)` as the module computes them (f32).
+fn lambdas(att: &MoleculeAttention) -> [f32; 3] {
+    match &att.lambdas {
+        Some(p) => {
+            let l: Vec<f32> = values(p).iter().map(|v| v.max(0.0)).collect();
+            let total = l.iter().sum::<f32>() + 1e-12;
+            [l[0] / total, l[1] / total, l[2] / total]
+        }
+        None => [
+            att.lambda_attention as f32,
+            att.lambda_distance as f32,
+            (1.0 - att.lambda_attention - att.lambda_distance) as f32,
+        ],
+    }
+}
+
+/// Masks prepared once and shared by every layer.
+struct Masks {
+    /// `[B, 1, 1, N]` bool.
+    key4: String,
+    /// `[B, 1, N]` bool.
+    key3: String,
+}
+
+fn attention(
+    g: &mut GraphBuilder,
+    x: &str,
+    name: &str,
+    att: &MoleculeAttention,
+    adjacency: &str,
+    distances: &str,
+    masks: &Masks,
+) -> String {
+    let (h, d_k) = (att.num_heads as i64, att.d_k as i64);
+    let heads = |g: &mut GraphBuilder, lin: &Linear, part: &str, perm: &[i64]| {
+        let y = linear(g, x, &format!("{name}.{part}"), lin);
+        let y = g.reshape(&y, &[0, 0, h, d_k]);
+        g.transpose(&y, perm)
+    };
+    let q = heads(g, &att.query, "query", &[0, 2, 1, 3]); // [B, H, N, d_k]
+    let k_t = heads(g, &att.key, "key", &[0, 2, 3, 1]); // [B, H, d_k, N]
+    let v = heads(g, &att.value, "value", &[0, 2, 1, 3]);
+
+    let scores = g.matmul(&q, &k_t);
+    let inv_sqrt = g.scalar(1.0 / (d_k as f32).sqrt());
+    let scores = g.mul(&scores, &inv_sqrt);
+    let neg = g.scalar(MASKED_LOGIT);
+    let scores = g.node("Where", &[&masks.key4, &neg, &scores], &[]);
+    let p_attn = g.node("Softmax", &[&scores], &[("axis", Attr::Int(-1))]);
+
+    let far = g.scalar(MASKED_DISTANCE);
+    let dist = g.node("Where", &[&masks.key3, &far, distances], &[]);
+    let neg_dist = g.node("Neg", &[&dist], &[]);
+    let p_dist = if att.exp_kernel {
+        g.node("Exp", &[&neg_dist], &[])
+    } else {
+        g.node("Softmax", &[&neg_dist], &[("axis", Attr::Int(-1))])
+    };
+    let row = g.reduce_sum(adjacency, &[2]);
+    let eps = g.scalar(ADJACENCY_EPS as f32);
+    let row = g.add(&row, &eps);
+    let p_adj = g.div(adjacency, &row);
+
+    let [la, ld, lg] = lambdas(att);
+    let (la, ld, lg) = (g.scalar(la), g.scalar(ld), g.scalar(lg));
+    let p_dist = g.mul(&p_dist, &ld);
+    let p_adj = g.mul(&p_adj, &lg);
+    let p_mix = g.add(&p_dist, &p_adj);
+    let p_mix = g.unsqueeze(&p_mix, &[1]);
+    let p_attn = g.mul(&p_attn, &la);
+    let p = g.add(&p_attn, &p_mix);
+
+    let out = g.matmul(&p, &v);
+    let out = g.transpose(&out, &[0, 2, 1, 3]);
+    let out = g.reshape(&out, &[0, 0, h * d_k]);
+    linear(g, &out, &format!("{name}.output"), &att.output)
+}
+
+/// Lowers `model` (its current weights) to an ONNX model; `metadata` goes into the
+/// model's `metadata_props`.
+pub fn mat_to_onnx(model: &MatModel, metadata: &[(String, String)]) -> ModelProto {
+    let d_atom = model.src_embed.lut.weight.dims()[0];
+    let n_output = model.generator.proj.weight.dims()[1];
+    let d_model = model.src_embed.lut.weight.dims()[1];
+    let (batch, atoms) = (Dim::Symbolic("batch"), Dim::Symbolic("atoms"));
+    let mut g = GraphBuilder::new("mat");
+    let x = g.input(
+        "node_features",
+        Elem::F32,
+        &[batch.clone(), atoms.clone(), Dim::Fixed(d_atom)],
+    );
+    let mask = g.input(
+        "key_padding_mask",
+        Elem::Bool,
+        &[batch.clone(), atoms.clone()],
+    );
+    let adjacency = g.input(
+        "adjacency",
+        Elem::F32,
+        &[batch.clone(), atoms.clone(), atoms.clone()],
+    );
+    let distances = g.input(
+        "distances",
+        Elem::F32,
+        &[batch.clone(), atoms.clone(), atoms.clone()],
+    );
+    let masks = Masks {
+        key4: g.unsqueeze(&mask, &[1, 2]),
+        key3: g.unsqueeze(&mask, &[1]),
+    };
+
+    let mut h = linear(&mut g, &x, "src_embed.lut", &model.src_embed.lut);
+    for (i, layer) in model.encoder.layers.iter().enumerate() {
+        let name = format!("encoder.layers.{i}");
+        let n1 = norm(&mut g, &h, &format!("{name}.norm_attn"), &layer.norm_attn);
+        let a = attention(
+            &mut g,
+            &n1,
+            &format!("{name}.self_attn"),
+            &layer.self_attn,
+            &adjacency,
+            &distances,
+            &masks,
+        );
+        h = g.add(&h, &a);
+        let n2 = norm(&mut g, &h, &format!("{name}.norm_ff"), &layer.norm_ff);
+        let f = feed_forward(
+            &mut g,
+            &n2,
+            &format!("{name}.feed_forward"),
+            &layer.feed_forward,
+        );
+        h = g.add(&h, &f);
+    }
+    let h = norm(&mut g, &h, "encoder.norm", &model.encoder.norm);
+
+    // Generator: masked pooling over atoms.
+    let gen_ = &model.generator;
+    let real = g.node("Not", &[&mask], &[]);
+    let real = g.node("Cast", &[&real], &[("to", Attr::Int(1))]); // FLOAT
+    let real = g.unsqueeze(&real, &[2]); // [B, N, 1]
+    let masked = g.mul(&h, &real);
+    let mut pooled = match gen_.aggregation {
+        0 => {
+            let sum = g.reduce_sum(&masked, &[1]);
+            let count = g.reduce_sum(&real, &[1]);
+            let one = g.scalar(1.0);
+            let count = g.node("Max", &[&count, &one], &[]);
+            g.div(&sum, &count)
+        }
+        1 => g.reduce_sum(&masked, &[1]),
+        _ => {
+            let first = g.i64s(&[0]);
+            g.node("Gather", &[&masked, &first], &[("axis", Attr::Int(1))])
+        }
+    };
+    pooled = g.reshape(&pooled, &[-1, d_model as i64]);
+    for (i, block) in gen_.hidden.iter().enumerate() {
+        let name = format!("generator.hidden.{i}");
+        let y = linear(&mut g, &pooled, &format!("{name}.linear"), &block.linear);
+        let y = leaky_relu(&mut g, &y, gen_.leaky_relu_slope);
+        pooled = norm(&mut g, &y, &format!("{name}.norm"), &block.norm);
+    }
+    let out = linear(&mut g, &pooled, "generator.proj", &gen_.proj);
+    g.output(
+        &out,
+        "prediction",
+        Elem::F32,
+        &[batch, Dim::Fixed(n_output)],
+    );
+    g.finish(metadata)
+}

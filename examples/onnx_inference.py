@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Predict with an exported MAT in ONNX Runtime, on molecules featurized by molattn.
+
+    cargo xtask train --model mat --data ../shared/datasets/esol/esol.csv \
+      --splits ../shared/datasets/esol/esol.splits.json --split random-0 --out runs/esol
+    cargo xtask export --run runs/esol --out esol.onnx
+    cargo xtask featurize --run runs/esol --data molecules.csv --format npz --out molecules.npz
+    pip install onnxruntime numpy
+    python3 examples/onnx_inference.py esol.onnx molecules.npz
+
+`--run` makes `featurize` use the run's own featurizer (conformer seed included), which the
+exported model also records in its `molattn.featurizer` metadata. The graph's `batch` and
+`atoms` axes are symbolic: any padded batch works.
+"""
+import json
+import sys
+
+import numpy as np
+import onnxruntime as ort
+
+
+def main(model_path, npz_path):
+    session = ort.InferenceSession(model_path)
+    meta = session.get_modelmeta().custom_metadata_map
+    batch = np.load(npz_path)
+    feeds = {name: batch[name] for name in ("node_features", "key_padding_mask", "adjacency", "distances")}
+    (raw,) = session.run(["prediction"], feeds)
+    if json.loads(meta["molattn.task"]) == "regression":
+        # The model predicts standardised targets; undo the training run's scaling.
+        mean = np.array(json.loads(meta["molattn.target_mean"]), dtype=np.float32)
+        std = np.array(json.loads(meta["molattn.target_std"]), dtype=np.float32)
+        values = raw * std + mean
+    else:
+        values = 1.0 / (1.0 + np.exp(-raw))  # probability of the positive class
+    targets = json.loads(meta["molattn.targets"])
+    print("row\t" + "\t".join(targets))
+    for row, v in zip(batch["row"], values):
+        print(f"{row}\t" + "\t".join(f"{x:.4f}" for x in v))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])

@@ -1,0 +1,227 @@
+//! `cargo xtask export`: writes an ONNX file from a trained MAT run or from MSA column
+//! global attention parameters, then (1) validates it with the ONNX checker, (2) runs it
+//! in ONNX Runtime and tract on held-out inputs of two different sizes, (3) compares with
+//! the Burn model and fails above 1e-4.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use burn::prelude::*;
+use export::{Feed, verify};
+use models::{MatBatch, MsaColumnGlobalAttention, MsaColumnGlobalAttentionConfig};
+use mol_featurize::{featurize_all, pad_batch};
+use train::RunSpec;
+
+/// Largest accepted difference between a runtime and Burn.
+const TOL: f64 = 1e-4;
+
+/// What to export.
+pub enum Source {
+    /// A run directory written by `cargo xtask train` (MAT).
+    Run(PathBuf),
+    /// MSA column global attention: AlphaFold-named parameters (`.safetensors`) under
+    /// a haiku scope, or a fresh block of a serde config (JSON) when `params` is `None`.
+    MsaGlobalAttention {
+        /// Parameters file.
+        params: Option<PathBuf>,
+        /// Haiku scope inside it.
+        scope: String,
+        /// Configuration JSON (AlphaFold extra-MSA defaults when absent).
+        config: Option<PathBuf>,
+    },
+}
+
+/// Exports `source` to `out` and verifies it; prints the report.
+pub fn run(source: &Source, out: &Path, device: &Device) -> Result<()> {
+    let (model, output, cases) = match source {
+        Source::Run(run) => mat_from_run(run, device)?,
+        Source::MsaGlobalAttention {
+            params,
+            scope,
+            config,
+        } => msa_block(params.as_deref(), scope, config.as_deref(), device)?,
+    };
+    export::write_model(&model, out)?;
+    println!(
+        "wrote {} ({:.1} MiB, opset {}, IR {})",
+        out.display(),
+        std::fs::metadata(out)?.len() as f64 / (1 << 20) as f64,
+        export::graph::OPSET,
+        export::graph::IR_VERSION
+    );
+    verify::onnx_checker(out)?;
+    println!("  onnx.checker.check_model(full_check=True): ok");
+    let mut worst: f64 = 0.0;
+    for agreement in verify::compare_in_runtimes(out, output, &cases) {
+        let (max_abs, max_rel) = agreement.result?;
+        println!(
+            "  {:<12} vs Burn: max abs {max_abs:.2e}, max rel {max_rel:.2e} over {} held-out batches",
+            agreement.runtime,
+            cases.len()
+        );
+        worst = worst.max(max_abs);
+    }
+    if worst > TOL {
+        bail!("exported model differs from Burn by {worst:.2e} > {TOL:.0e}");
+    }
+    println!("  verified: every runtime within {TOL:.0e} of Burn");
+    Ok(())
+}
+
+type Export = (
+    onnx_protobuf::ModelProto,
+    &'static str,
+    Vec<(Vec<Feed>, Vec<f32>)>,
+);
+
+/// A run's best MAT, with held-out molecules from its test predictions as inputs.
+fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
+    let spec = RunSpec::load(run)?;
+    let model = spec.load_best_model(run, device)?;
+    let held_out = run.join("test_predictions.csv");
+    let smiles = train::data::read_smiles_csv(&held_out, "smiles")
+        .with_context(|| format!("held-out molecules from {}", held_out.display()))?;
+    let (features, report) = featurize_all(&smiles, &spec.featurizer, false);
+    let ok: Vec<_> = features.iter().flatten().collect();
+    if ok.len() < 4 {
+        bail!(
+            "{}: only {} featurizable held-out molecules ({} skipped)",
+            held_out.display(),
+            ok.len(),
+            report.skipped.len()
+        );
+    }
+    // Two batches of different sizes and atom counts: 8 molecules, then 3 others.
+    let batches = [&ok[..8.min(ok.len() - 3)], &ok[ok.len() - 3..]];
+    let mut cases = Vec::new();
+    for chunk in batches {
+        let data = pad_batch(chunk).map_err(anyhow::Error::msg)?;
+        let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
+        let want: Vec<f32> = model
+            .forward(&MatBatch::from_data(&data, device))
+            .try_into_vec_as()?;
+        cases.push((
+            vec![
+                Feed::f32("node_features", &[b, n, d], data.node_features.clone()),
+                Feed::bool("key_padding_mask", &[b, n], data.key_padding_mask.clone()),
+                Feed::f32("adjacency", &[b, n, n], data.adjacency.clone()),
+                Feed::f32("distances", &[b, n, n], data.distances.clone()),
+            ],
+            want,
+        ));
+    }
+    let run_id = std::fs::canonicalize(run)
+        .unwrap_or_else(|_| run.to_path_buf())
+        .display()
+        .to_string();
+    let metadata = vec![
+        ("molattn.model".to_string(), "mat".to_string()),
+        ("molattn.version".into(), env!("CARGO_PKG_VERSION").into()),
+        (
+            "molattn.model_config".into(),
+            serde_json::to_string(&spec.model)?,
+        ),
+        (
+            "molattn.featurizer".into(),
+            serde_json::to_string(&spec.featurizer)?,
+        ),
+        ("molattn.featurizer_version".into(), mol_featurize_version()),
+        ("molattn.run_id".into(), run_id),
+        ("molattn.task".into(), serde_json::to_string(&spec.task)?),
+        (
+            "molattn.targets".into(),
+            serde_json::to_string(&spec.target_columns)?,
+        ),
+        (
+            "molattn.target_mean".into(),
+            serde_json::to_string(&spec.target_mean)?,
+        ),
+        (
+            "molattn.target_std".into(),
+            serde_json::to_string(&spec.target_std)?,
+        ),
+    ];
+    Ok((export::mat_to_onnx(&model, &metadata), "prediction", cases))
+}
+
+fn mol_featurize_version() -> String {
+    // Workspace crates share one version.
+    format!("mol-featurize {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// The MSA block, with a synthetic ragged MSA of two sizes as inputs.
+fn msa_block(
+    params: Option<&Path>,
+    scope: &str,
+    config: Option<&Path>,
+    device: &Device,
+) -> Result<Export> {
+    let config: MsaColumnGlobalAttentionConfig = match config {
+        Some(path) => serde_json::from_str(
+            &std::fs::read_to_string(path).with_context(|| path.display().to_string())?,
+        )
+        .with_context(|| {
+            format!(
+                "{}: not an MSA column global attention config",
+                path.display()
+            )
+        })?,
+        None => MsaColumnGlobalAttentionConfig::new(),
+    };
+    let mut block: MsaColumnGlobalAttention = config.init(device);
+    if let Some(path) = params {
+        block = block.load_alphafold_params(path, scope)?;
+    }
+    device.seed(7);
+    let mut cases = Vec::new();
+    for (n_seq, n_res) in [(16, 12), (5, 3)] {
+        let act = Tensor::<3>::random(
+            [n_seq, n_res, config.c_m],
+            burn::tensor::Distribution::Normal(0.0, 1.0),
+            device,
+        );
+        // Ragged columns; the last column fully masked.
+        let mask: Vec<bool> = (0..n_seq * n_res)
+            .map(|i| {
+                let (s, r) = (i / n_res, i % n_res);
+                r == n_res - 1 || s >= n_seq - r % n_seq
+            })
+            .collect();
+        let padding =
+            Tensor::<2, Bool>::from_data(TensorData::new(mask.clone(), [n_seq, n_res]), device);
+        let want: Vec<f32> = block.forward(act.clone(), padding).try_into_vec_as()?;
+        cases.push((
+            vec![
+                Feed::f32(
+                    "msa_act",
+                    &[n_seq, n_res, config.c_m],
+                    act.try_into_vec_as()?,
+                ),
+                Feed::bool("msa_padding_mask", &[n_seq, n_res], mask),
+            ],
+            want,
+        ));
+    }
+    let metadata = vec![
+        (
+            "molattn.model".to_string(),
+            "msa_column_global_attention".to_string(),
+        ),
+        ("molattn.version".into(), env!("CARGO_PKG_VERSION").into()),
+        (
+            "molattn.model_config".into(),
+            serde_json::to_string(&config)?,
+        ),
+        (
+            "molattn.params".into(),
+            params.map_or("fresh AlphaFold initialisation".into(), |p| {
+                format!("{} [{scope}]", p.display())
+            }),
+        ),
+    ];
+    Ok((
+        export::msa_global_attention_to_onnx(&block, &metadata),
+        "msa_update",
+        cases,
+    ))
+}
