@@ -225,3 +225,50 @@ fn msa_block(
         cases,
     ))
 }
+
+/// `cargo xtask onnx-roundtrip`: exports the small reference MAT into
+/// `tests/onnx-roundtrip/model/`, with the Burn outputs on two batches, then builds and
+/// tests that crate, which imports the file with burn-onnx's `ModelGen`.
+pub fn onnx_roundtrip(root: &Path) -> Result<()> {
+    let (model, batches) = crate::parity::mat::small_model_and_batches(&root.join("fixtures"))?;
+    let dir = root.join("tests/onnx-roundtrip/model");
+    std::fs::create_dir_all(&dir)?;
+    let onnx = dir.join("mat_small.onnx");
+    export::write_model(
+        &export::mat_to_onnx(&model, &[("molattn.model".into(), "mat".into())]),
+        &onnx,
+    )?;
+    let mut cases = Vec::new();
+    for batch in &batches {
+        let [b, n, d] = batch.node_features.dims();
+        let tensor = |t: Tensor<3>, shape: [usize; 3]| -> Result<serde_json::Value> {
+            Ok(serde_json::json!({ "shape": shape, "values": t.try_into_vec_as::<f32>()? }))
+        };
+        cases.push(serde_json::json!({
+            "label": format!("{b} x {n} atoms"),
+            "node_features": tensor(batch.node_features.clone(), [b, n, d])?,
+            "key_padding_mask": {
+                "shape": [b, n],
+                "values": batch.key_padding_mask.clone().float().try_into_vec_as::<f32>()?,
+            },
+            "adjacency": tensor(batch.adjacency.clone(), [b, n, n])?,
+            "distances": tensor(batch.distances.clone(), [b, n, n])?,
+            "prediction": model.forward(batch).try_into_vec_as::<f32>()?,
+        }));
+    }
+    std::fs::write(dir.join("expected.json"), serde_json::to_vec(&cases)?)?;
+    println!(
+        "wrote {} and expected.json; importing with burn-onnx",
+        onnx.display()
+    );
+    let status = std::process::Command::new(env!("CARGO"))
+        .args(["test", "--manifest-path"])
+        .arg(root.join("tests/onnx-roundtrip/Cargo.toml"))
+        .args(["--", "--nocapture"])
+        .status()?;
+    if !status.success() {
+        bail!("burn-onnx round trip failed ({status}); see docs/ONNX.md");
+    }
+    println!("burn-onnx round trip: imported MAT matches Burn within 1e-4");
+    Ok(())
+}

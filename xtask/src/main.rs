@@ -264,6 +264,9 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Export the small reference MAT and import it back with burn-onnx (own workspace
+    /// under tests/onnx-roundtrip), comparing outputs.
+    OnnxRoundtrip,
     /// Time MSA column global attention on a synthetic MSA (AlphaFold extra-MSA size).
     MsaBench {
         /// Sequences N_seq.
@@ -353,6 +356,9 @@ fn main() -> Result<()> {
                 },
             };
             export_cmd::run(&source, &out, &Device::flex())
+        }
+        Command::OnnxRoundtrip => {
+            export_cmd::onnx_roundtrip(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
         }
         Command::MsaBench {
             n_seq,

@@ -330,7 +330,9 @@ fn onnx_case(model: &MatModel, batch: &MatBatch) -> Result<Case> {
 
 /// ONNX export of `model`, run on the fixture batch and on its first 3 molecules
 /// cropped to their longest (another batch size and atom count).
-fn onnx_rows(name: &str, model: &MatModel, batch: &MatBatch) -> Result<Vec<Row>> {
+/// The first 3 molecules of `batch`, cropped to the longest of them: another batch
+/// size and atom count for the exported graph.
+fn first_three(batch: &MatBatch) -> MatBatch {
     let real: Vec<bool> = batch
         .key_padding_mask
         .clone()
@@ -345,7 +347,7 @@ fn onnx_rows(name: &str, model: &MatModel, batch: &MatBatch) -> Result<Vec<Row>>
         .map(|r| r.iter().filter(|&&x| x).count())
         .max()
         .unwrap_or(1);
-    let small = MatBatch {
+    MatBatch {
         node_features: batch.node_features.clone().slice([0..3, 0..n_small]),
         adjacency: batch
             .adjacency
@@ -356,7 +358,33 @@ fn onnx_rows(name: &str, model: &MatModel, batch: &MatBatch) -> Result<Vec<Row>>
             .clone()
             .slice([0..3, 0..n_small, 0..n_small]),
         key_padding_mask: batch.key_padding_mask.clone().slice([0..3, 0..n_small]),
+    }
+}
+
+/// The small reference MAT (fixture weights) and the two batches its ONNX export is
+/// checked on: the fixture's 8 molecules and [`first_three`] of them.
+pub fn small_model_and_batches(fixtures: &Path) -> Result<(MatModel, [MatBatch; 2])> {
+    let io = Fixture::read(&fixtures.join("parity/mat_small_io.safetensors"))?;
+    let device = Device::flex();
+    let model = config("small")
+        .init(&device)
+        .load_reference_weights(
+            &fixtures.join("parity/mat_small_weights.pt"),
+            LoadParts::All,
+        )
+        .map_err(|e| anyhow!("{e}"))?;
+    let batch = MatBatch {
+        node_features: io.tensor::<3>("node_features", &device)?,
+        adjacency: io.tensor::<3>("adjacency", &device)?,
+        distances: io.tensor::<3>("distances", &device)?,
+        key_padding_mask: io.tensor::<2>("mask", &device)?.lower_elem(0.5),
     };
+    let small = first_three(&batch);
+    Ok((model, [batch, small]))
+}
+
+fn onnx_rows(name: &str, model: &MatModel, batch: &MatBatch) -> Result<Vec<Row>> {
+    let small = first_three(batch);
     let cases = [onnx_case(model, batch)?, onnx_case(model, &small)?];
     let proto = export::mat_to_onnx(model, &[("molattn.model".into(), "mat".into())]);
     Ok(onnx::rows(

@@ -6,7 +6,7 @@
 mod featurization;
 mod fixture;
 mod global_attention;
-mod mat;
+pub mod mat;
 mod onnx;
 pub mod prng;
 
