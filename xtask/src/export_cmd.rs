@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use burn::prelude::*;
-use export::{Feed, verify};
+use export::{Case, Feed, verify};
 use models::{MatBatch, MsaColumnGlobalAttention, MsaColumnGlobalAttentionConfig};
 use mol_featurize::{featurize_all, pad_batch};
 use train::RunSpec;
@@ -68,11 +68,7 @@ pub fn run(source: &Source, out: &Path, device: &Device) -> Result<()> {
     Ok(())
 }
 
-type Export = (
-    onnx_protobuf::ModelProto,
-    &'static str,
-    Vec<(Vec<Feed>, Vec<f32>)>,
-);
+type Export = (onnx_protobuf::ModelProto, &'static str, Vec<Case>);
 
 /// A run's best MAT, with held-out molecules from its test predictions as inputs.
 fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
@@ -100,15 +96,16 @@ fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
         let want: Vec<f32> = model
             .forward(&MatBatch::from_data(&data, device))
             .try_into_vec_as()?;
-        cases.push((
-            vec![
-                Feed::f32("node_features", &[b, n, d], data.node_features.clone()),
-                Feed::bool("key_padding_mask", &[b, n], data.key_padding_mask.clone()),
-                Feed::f32("adjacency", &[b, n, n], data.adjacency.clone()),
-                Feed::f32("distances", &[b, n, n], data.distances.clone()),
+        cases.push(Case {
+            label: format!("{b} x {n} atoms"),
+            feeds: vec![
+                Feed::f32("node_features", &[b, n, d], data.node_features),
+                Feed::bool("key_padding_mask", &[b, n], data.key_padding_mask),
+                Feed::f32("adjacency", &[b, n, n], data.adjacency),
+                Feed::f32("distances", &[b, n, n], data.distances),
             ],
             want,
-        ));
+        });
     }
     let run_id = std::fs::canonicalize(run)
         .unwrap_or_else(|_| run.to_path_buf())
@@ -125,7 +122,10 @@ fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
             "molattn.featurizer".into(),
             serde_json::to_string(&spec.featurizer)?,
         ),
-        ("molattn.featurizer_version".into(), mol_featurize_version()),
+        (
+            "molattn.featurizer_version".into(),
+            format!("mol-featurize {}", mol_featurize::VERSION),
+        ),
         ("molattn.run_id".into(), run_id),
         ("molattn.task".into(), serde_json::to_string(&spec.task)?),
         (
@@ -142,11 +142,6 @@ fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
         ),
     ];
     Ok((export::mat_to_onnx(&model, &metadata), "prediction", cases))
-}
-
-fn mol_featurize_version() -> String {
-    // Workspace crates share one version.
-    format!("mol-featurize {}", env!("CARGO_PKG_VERSION"))
 }
 
 /// The MSA block, with a synthetic ragged MSA of two sizes as inputs.
@@ -190,8 +185,9 @@ fn msa_block(
         let padding =
             Tensor::<2, Bool>::from_data(TensorData::new(mask.clone(), [n_seq, n_res]), device);
         let want: Vec<f32> = block.forward(act.clone(), padding).try_into_vec_as()?;
-        cases.push((
-            vec![
+        cases.push(Case {
+            label: format!("{n_seq} x {n_res}"),
+            feeds: vec![
                 Feed::f32(
                     "msa_act",
                     &[n_seq, n_res, config.c_m],
@@ -200,7 +196,7 @@ fn msa_block(
                 Feed::bool("msa_padding_mask", &[n_seq, n_res], mask),
             ],
             want,
-        ));
+        });
     }
     let metadata = vec![
         (

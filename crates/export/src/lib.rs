@@ -27,7 +27,7 @@ use thiserror::Error;
 pub use graph::{GraphBuilder, write_model};
 pub use mat::mat_to_onnx;
 pub use msa::msa_global_attention_to_onnx;
-pub use verify::{Feed, FeedData};
+pub use verify::{Case, Feed, FeedData};
 
 /// Why an export or its verification failed.
 #[derive(Debug, Error)]

@@ -231,6 +231,17 @@ pub fn max_differences(got: &[f32], want: &[f32]) -> (f64, f64) {
     (max_abs, max_rel)
 }
 
+/// One set of graph inputs and the output the model must reproduce on them.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Shown in reports, e.g. `"8 x 16 atoms"`.
+    pub label: String,
+    /// Graph inputs.
+    pub feeds: Vec<Feed>,
+    /// Expected output (the Burn model's on the same inputs).
+    pub want: Vec<f32>,
+}
+
 /// How closely one runtime reproduced the reference outputs over every case.
 #[derive(Debug)]
 pub struct Agreement {
@@ -240,13 +251,9 @@ pub struct Agreement {
     pub result: Result<(f64, f64), ExportError>,
 }
 
-/// Runs `model` in ONNX Runtime and in tract on every `(inputs, expected output)` case
-/// and reports the largest differences from the expected outputs (Burn's).
-pub fn compare_in_runtimes(
-    model: &Path,
-    output: &str,
-    cases: &[(Vec<Feed>, Vec<f32>)],
-) -> Vec<Agreement> {
+/// Runs `model` in ONNX Runtime and in tract on every case and reports the largest
+/// differences from the expected outputs (Burn's).
+pub fn compare_in_runtimes(model: &Path, output: &str, cases: &[Case]) -> Vec<Agreement> {
     type Runner<'a> = Box<dyn Fn(&[Feed]) -> Result<Vec<f32>, ExportError> + 'a>;
     let runtimes: [(&'static str, Runner); 2] = [
         (
@@ -258,12 +265,10 @@ pub fn compare_in_runtimes(
     runtimes
         .into_iter()
         .map(|(runtime, run)| {
-            let result = cases
-                .iter()
-                .try_fold((0.0f64, 0.0f64), |(a, r), (feeds, want)| {
-                    let (ca, cr) = max_differences(&run(feeds)?, want);
-                    Ok((a.max(ca), r.max(cr)))
-                });
+            let result = cases.iter().try_fold((0.0f64, 0.0f64), |(a, r), case| {
+                let (ca, cr) = max_differences(&run(&case.feeds)?, &case.want);
+                Ok((a.max(ca), r.max(cr)))
+            });
             Agreement { runtime, result }
         })
         .collect()

@@ -34,3 +34,7 @@ pub use dataset::{FeaturizeReport, SkippedMolecule, featurize_all};
 pub use error::FeaturizeError;
 pub use mat::{ChargeEncoding, MatFeatures, MatFeaturizer};
 pub use molecule::{Atom, Bond, BondOrder, Molecule};
+
+/// Version of this featurizer crate (recorded in exported models' metadata so a consumer
+/// can tell which featurization their inputs must match).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

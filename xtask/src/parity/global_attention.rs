@@ -7,12 +7,12 @@ use std::path::Path;
 use anyhow::{Result, anyhow};
 use burn::prelude::*;
 use burn::tensor::FloatDType;
+use export::{Case, Feed};
 use models::{MsaColumnGlobalAttention, MsaColumnGlobalAttentionConfig};
 
 use super::Row;
 use super::fixture::Fixture;
-use super::onnx::{self, Case};
-use export::Feed;
+use super::onnx;
 
 const FILE: &str = "global_attention.safetensors";
 

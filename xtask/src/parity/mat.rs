@@ -10,14 +10,13 @@ use burn::module::Param;
 use burn::nn::loss::{MseLoss, Reduction};
 use burn::prelude::*;
 use burn::tensor::Device;
+use export::{Case, Feed};
 use models::mat::LoadParts;
 use models::{MatBatch, MatConfig, MatModel};
 use safetensors::{Dtype, tensor::TensorView};
 
 use super::fixture::Fixture;
-use super::onnx::Case;
 use super::{Row, onnx, prng};
-use export::Feed;
 
 /// Output tolerance (f32).
 const TOL: f64 = 1e-5;

@@ -4,23 +4,13 @@
 
 use std::path::PathBuf;
 
-use export::{Feed, verify};
+use export::{Case, verify};
 use onnx_protobuf::ModelProto;
 
 use super::Row;
 
 /// Runtime tolerance on outputs (the export issue's bound).
 pub const TOL: f64 = 1e-4;
-
-/// One input set and the Burn output it must reproduce.
-pub struct Case {
-    /// Shown in the note, e.g. `"8 x 45 atoms"`.
-    pub label: String,
-    /// Graph inputs.
-    pub feeds: Vec<Feed>,
-    /// Burn's output on the same inputs.
-    pub want: Vec<f32>,
-}
 
 /// Writes `model` to a temporary file and returns the checker, ONNX Runtime and tract
 /// rows for `cases`.
@@ -59,11 +49,7 @@ pub fn rows(component: &str, model: &ModelProto, output: &str, cases: &[Case]) -
         },
         Err(e) => fail("onnx.checker", e.to_string()),
     }];
-    let runs: Vec<(Vec<Feed>, Vec<f32>)> = cases
-        .iter()
-        .map(|c| (c.feeds.clone(), c.want.clone()))
-        .collect();
-    for agreement in verify::compare_in_runtimes(&path, output, &runs) {
+    for agreement in verify::compare_in_runtimes(&path, output, cases) {
         let runtime = agreement.runtime;
         rows.push(match agreement.result {
             Err(e) => fail(runtime, e.to_string()),
