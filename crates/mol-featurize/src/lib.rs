@@ -14,6 +14,11 @@
 //! 4. [`batch::pad_batch`]: zero padding to the largest molecule, with the key padding
 //!    mask derived from the features.
 //!
+//! For Graphormer / Transformer-M (SPEC.md 2), [`graphormer::featurize`] gives OGB atom
+//! and bond categories, degrees, shortest-path distances and paths, with coordinates
+//! from a conformer, an SDF/MOL file or an XYZ geometry ([`structure_file`]), and
+//! [`graphormer::pad_graphormer_batch`] pads them.
+//!
 //! [`dataset::featurize_all`] runs steps 1-3 over many SMILES in parallel (rayon) with
 //! a progress bar and a report of every molecule that was skipped and why.
 
@@ -23,15 +28,20 @@ pub mod batch;
 pub mod conformer;
 pub mod dataset;
 pub mod error;
+pub mod graphormer;
 pub mod mat;
 pub mod molecule;
 pub mod scaffold;
+pub mod structure_file;
 pub mod vocab;
 
 pub use batch::{MatBatchData, pad_batch};
 pub use conformer::{ConformerOptions, CoordinateMethod, CoordinateSource};
 pub use dataset::{FeaturizeReport, SkippedMolecule, featurize_all};
 pub use error::FeaturizeError;
+pub use graphormer::{
+    EncodingLimits, GraphormerBatchData, GraphormerFeatures, ShortestPaths, pad_graphormer_batch,
+};
 pub use mat::{ChargeEncoding, MatFeatures, MatFeaturizer};
 pub use molecule::{Atom, Bond, BondOrder, Molecule};
 

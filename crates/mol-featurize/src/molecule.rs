@@ -59,6 +59,8 @@ pub struct Molecule {
     atoms: Vec<Atom>,
     bonds: Vec<Bond>,
     neighbours: Vec<Vec<usize>>,
+    /// For each atom, its index in `parsed` (hydrogen nodes removed shift the rest).
+    source_atoms: Vec<usize>,
     /// The toolkit's molecule read from the SMILES (hydrogen nodes included).
     pub(crate) parsed: ChemMolecule,
     /// The toolkit's hydrogen-suppressed molecule, atoms in the order of `atoms`.
@@ -101,6 +103,17 @@ impl Molecule {
             });
         }
         let parsed = parse(smiles).map_err(|e| err(e.to_string()))?;
+        Self::from_parsed(parsed, smiles)
+    }
+
+    /// Sanitises a molecule read by `chematic` (from SMILES or a MOL block); `name` is
+    /// what errors and [`Molecule::smiles`] report (the SMILES, or a file record's label).
+    pub(crate) fn from_parsed(parsed: ChemMolecule, name: &str) -> Result<Self, FeaturizeError> {
+        let smiles = name;
+        let err = |reason: String| FeaturizeError::Parse {
+            smiles: smiles.to_string(),
+            reason,
+        };
         let model = rdkit_sanitized_model(&parsed).map_err(|e| match e {
             RdkitSmilesError::Sanitization(reason) => FeaturizeError::Sanitize {
                 smiles: smiles.to_string(),
@@ -114,9 +127,11 @@ impl Molecule {
 
         let mut new_index = vec![usize::MAX; parsed.atom_count()];
         let mut atoms = Vec::new();
+        let mut source_atoms = Vec::new();
         for (old, perceived) in model.atoms.iter().enumerate() {
             if let Some((is_aromatic, formal_charge, total_hydrogens)) = *perceived {
                 new_index[old] = atoms.len();
+                source_atoms.push(old);
                 atoms.push(Atom {
                     atomic_number: parsed.atom(AtomIdx(old as u32)).element.atomic_number(),
                     formal_charge,
@@ -188,6 +203,7 @@ impl Molecule {
             atoms,
             bonds,
             neighbours,
+            source_atoms,
             parsed,
             heavy,
         };
@@ -210,6 +226,12 @@ impl Molecule {
     /// Bonds between [`Molecule::atoms`].
     pub fn bonds(&self) -> &[Bond] {
         &self.bonds
+    }
+
+    /// For each atom, its index in the parsed input (SMILES atom order or MOL block atom
+    /// table), which differs once explicit hydrogen atoms were folded away.
+    pub fn source_atoms(&self) -> &[usize] {
+        &self.source_atoms
     }
 
     /// Number of atoms (hydrogen-suppressed).
