@@ -13,16 +13,22 @@
 //! Contents:
 //! - [`MoleculeAttention`]: MAT molecule self-attention (Maziarka et al. 2020, Eq. 2).
 //! - [`MatLayerNorm`], [`ScaleNorm`], [`MatNorm`]: MAT's normalisation layers.
+//! - [`BiasedMultiHeadAttention`]: Graphormer / Transformer-M attention with a per-head
+//!   pair bias (DGL `BiasedMHA` semantics), NaN-free on padded rows.
 //! - [`GlobalAttention`]: AlphaFold global attention (Jumper et al. 2021, Suppl. Alg. 19),
 //!   bf16-safe (softmax in f32).
 
 #![warn(missing_docs)]
 
+pub mod biased_attention;
 pub mod global_attention;
 pub mod mask;
 pub mod molecule_attention;
 pub mod norm;
 
+pub use biased_attention::{
+    AttnBiasType, BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig,
+};
 pub use global_attention::{GlobalAttention, GlobalAttentionConfig};
 pub use molecule_attention::{DistanceKernel, MoleculeAttention, MoleculeAttentionConfig};
 pub use norm::{MatLayerNorm, MatLayerNormConfig, MatNorm, NormKind, ScaleNorm, ScaleNormConfig};
