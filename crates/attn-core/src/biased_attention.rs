@@ -275,7 +275,10 @@ mod tests {
         let out = m.forward(
             x.clone(),
             Some(bias.clone()),
-            Some(Tensor::from_data(TensorData::new(mask.clone(), [b, n, n]), &dev)),
+            Some(Tensor::from_data(
+                TensorData::new(mask.clone(), [b, n, n]),
+                &dev,
+            )),
         );
         let got = out.into_data().try_to_vec::<f32>().unwrap();
         let want = reference(
@@ -310,8 +313,7 @@ mod tests {
         let m = BiasedMultiHeadAttentionConfig::new(d, 2)
             .with_dropout(0.0)
             .init(&dev);
-        let x = Tensor::<3>::random([b, n, d], Distribution::Normal(0.0, 1.0), &dev)
-            .require_grad();
+        let x = Tensor::<3>::random([b, n, d], Distribution::Normal(0.0, 1.0), &dev).require_grad();
         let bias = Tensor::<4>::zeros([b, n, n, 2], &dev).require_grad();
         // Atom 2 is padding.
         let mask: Vec<bool> = (0..n * n).map(|p| p / n == 2 || p % n == 2).collect();
@@ -321,8 +323,18 @@ mod tests {
             Some(Tensor::from_data(TensorData::new(mask, [b, n, n]), &dev)),
         );
         let grads = out.sum().backward();
-        let gx = x.grad(&grads).unwrap().into_data().try_to_vec::<f32>().unwrap();
-        let gb = bias.grad(&grads).unwrap().into_data().try_to_vec::<f32>().unwrap();
+        let gx = x
+            .grad(&grads)
+            .unwrap()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap();
+        let gb = bias
+            .grad(&grads)
+            .unwrap()
+            .into_data()
+            .try_to_vec::<f32>()
+            .unwrap();
         assert!(gx.iter().chain(&gb).all(|v| v.is_finite()));
         // The padded atom's features and every bias entry touching it get no gradient.
         assert!(gx[2 * d..].iter().all(|&v| v == 0.0), "{gx:?}");
@@ -342,13 +354,7 @@ mod tests {
         let d = 64;
         let m = BiasedMultiHeadAttentionConfig::new(d, 8).init(&dev);
         let bound = |gain: f64| gain * (6.0 / (2 * d) as f64).sqrt();
-        let max = |l: &Linear| {
-            l.weight
-                .val()
-                .abs()
-                .max()
-                .into_scalar::<f32>() as f64
-        };
+        let max = |l: &Linear| l.weight.val().abs().max().into_scalar::<f32>() as f64;
         let qb = bound(std::f64::consts::FRAC_1_SQRT_2);
         assert!(max(&m.q_proj) <= qb && max(&m.q_proj) > 0.9 * qb);
         assert!(max(&m.out_proj) <= bound(1.0) && max(&m.out_proj) > qb);

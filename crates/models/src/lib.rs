@@ -4,6 +4,8 @@
 //!   arXiv 2002.08264), with the reference defaults and the pretrained configuration.
 //! - [`msa`]: AlphaFold's MSA column global attention (Jumper et al. 2021, Suppl.
 //!   Alg. 19), loadable from AlphaFold-named haiku parameters.
+//! - [`transformer_m`]: Transformer-M (Luo et al. 2022) on Graphormer encodings, 2D and
+//!   3D channels, regression and 3D denoising heads.
 //! - [`load`]: the error type of the reference-checkpoint loaders.
 //!
 //! Models are backend-agnostic: build them on any [`burn::tensor::Device`].
@@ -13,7 +15,11 @@
 pub mod load;
 pub mod mat;
 pub mod msa;
+pub mod transformer_m;
 
 pub use load::LoadError;
 pub use mat::{MatBatch, MatConfig, MatModel};
 pub use msa::{MsaColumnGlobalAttention, MsaColumnGlobalAttentionConfig};
+pub use transformer_m::{
+    Mode, ModeProbabilities, TransformerM, TransformerMBatch, TransformerMConfig,
+};

@@ -121,13 +121,16 @@ impl ShortestPaths {
     }
 }
 
+/// OGB atom categories (one row per atom) and bond categories (one row per bond).
+pub type OgbCategories = (Vec<[u8; 9]>, Vec<[u8; 3]>);
+
 /// OGB atom and bond categories of `mol` (the graph of `ogb.utils.smiles2graph`), atoms
 /// in [`Molecule::atoms`] order. Out-of-vocabulary values are the "misc" index.
 ///
 /// # Errors
 /// [`FeaturizeError::Internal`] if the toolkit's hydrogen-suppressed graph disagrees
 /// with `mol`'s atoms (never seen; guards the index mapping).
-pub fn ogb_features(mol: &Molecule) -> Result<(Vec<[u8; 9]>, Vec<[u8; 3]>), FeaturizeError> {
+pub fn ogb_features(mol: &Molecule) -> Result<OgbCategories, FeaturizeError> {
     let graph = chematic::smiles::ogb_graph_features(&mol.parsed).map_err(|e| {
         FeaturizeError::Internal {
             smiles: mol.smiles().to_string(),
@@ -329,9 +332,8 @@ pub fn pad_graphormer_batch(
         for i in 0..k {
             let row = g * n + i;
             out.padding[row] = false;
-            for c in 0..9 {
-                out.atom_index[row * 9 + c] =
-                    (1 + atom_offsets[c] + f.atom_features[i][c] as usize) as i64;
+            for (c, offset) in atom_offsets.iter().enumerate() {
+                out.atom_index[row * 9 + c] = (1 + offset + f.atom_features[i][c] as usize) as i64;
             }
             out.degree_index[row] = 1 + (f.degree[i] as usize).min(limits.max_degree) as i64;
             out.atom_type[row] = 1 + f.atom_features[i][0] as i64;

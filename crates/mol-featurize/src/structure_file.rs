@@ -213,6 +213,55 @@ fn covalent_radius(atomic_number: u8) -> f64 {
 /// Slack added to the sum of covalent radii when deciding a pair is bonded (Angstrom).
 pub const BOND_TOLERANCE_ANGSTROM: f64 = 0.45;
 
+/// Depth-first assignment of geometry rows (`slots`: element, position) to the atoms
+/// of `mol`, in atom order; a row fits when it has the atom's element and lies within
+/// bonding distance of the rows of the atom's already-assigned neighbours.
+struct Matcher<'a> {
+    mol: &'a Molecule,
+    z: Vec<u8>,
+    slots: Vec<(u8, [f64; 3])>,
+    assigned: Vec<usize>,
+    used: Vec<bool>,
+    budget: usize,
+}
+
+impl Matcher<'_> {
+    fn bonded(&self, a: usize, sa: usize, b: usize, sb: usize) -> bool {
+        let (p, q) = (self.slots[sa].1, self.slots[sb].1);
+        let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
+        d <= covalent_radius(self.z[a]) + covalent_radius(self.z[b]) + BOND_TOLERANCE_ANGSTROM
+    }
+
+    fn search(&mut self, atom: usize) -> bool {
+        if atom == self.z.len() {
+            return true;
+        }
+        for slot in 0..self.slots.len() {
+            if self.used[slot] || self.slots[slot].0 != self.z[atom] {
+                continue;
+            }
+            if self.budget == 0 {
+                return false;
+            }
+            self.budget -= 1;
+            let fits = self.mol.neighbours(atom).iter().all(|&nb| {
+                self.assigned[nb] == usize::MAX || self.bonded(atom, slot, nb, self.assigned[nb])
+            });
+            if !fits {
+                continue;
+            }
+            self.assigned[atom] = slot;
+            self.used[slot] = true;
+            if self.search(atom + 1) {
+                return true;
+            }
+            self.assigned[atom] = usize::MAX;
+            self.used[slot] = false;
+        }
+        false
+    }
+}
+
 /// Heavy-atom coordinates of `mol` taken from a coordinate list with its own atom order
 /// (e.g. QM9's DFT geometry for its SMILES). Hydrogen rows are ignored; every heavy atom
 /// of `mol` is assigned one heavy row of the same element such that every bond of
@@ -246,85 +295,25 @@ pub fn match_coordinates(
             rows.len()
         )));
     }
-    let dist = |a: usize, b: usize| {
-        let (p, q) = (coordinates[a], coordinates[b]);
-        ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt()
-    };
-    let z: Vec<u8> = mol.atoms().iter().map(|a| a.atomic_number).collect();
-    let mut assigned = vec![usize::MAX; n];
-    let mut used = vec![false; rows.len()];
-    // Depth-first over atoms in order; candidate rows must have the element and be
-    // within bonding distance of the rows of already-assigned neighbours.
-    fn search(
-        atom: usize,
-        z: &[u8],
-        mol: &Molecule,
-        rows: &[usize],
-        elements: &[u8],
-        dist: &dyn Fn(usize, usize) -> f64,
-        assigned: &mut [usize],
-        used: &mut [bool],
-        budget: &mut usize,
-    ) -> bool {
-        if atom == z.len() {
-            return true;
-        }
-        for (slot, &row) in rows.iter().enumerate() {
-            if used[slot] || elements[row] != z[atom] {
-                continue;
-            }
-            if *budget == 0 {
-                return false;
-            }
-            *budget -= 1;
-            let fits = mol.neighbours(atom).iter().all(|&nb| {
-                assigned[nb] == usize::MAX
-                    || dist(row, rows[assigned[nb]])
-                        <= covalent_radius(z[atom])
-                            + covalent_radius(z[nb])
-                            + BOND_TOLERANCE_ANGSTROM
-            });
-            if !fits {
-                continue;
-            }
-            assigned[atom] = slot;
-            used[slot] = true;
-            if search(
-                atom + 1,
-                z,
-                mol,
-                rows,
-                elements,
-                dist,
-                assigned,
-                used,
-                budget,
-            ) {
-                return true;
-            }
-            assigned[atom] = usize::MAX;
-            used[slot] = false;
-        }
-        false
-    }
-    let mut budget = 1_000_000usize;
-    if !search(
-        0,
-        &z,
+    let mut matcher = Matcher {
         mol,
-        &rows,
-        elements,
-        &dist,
-        &mut assigned,
-        &mut used,
-        &mut budget,
-    ) {
-        return Err(mismatch(if budget == 0 {
+        z: mol.atoms().iter().map(|a| a.atomic_number).collect(),
+        slots: rows
+            .iter()
+            .map(|&r| (elements[r], coordinates[r]))
+            .collect(),
+        assigned: vec![usize::MAX; n],
+        used: vec![false; rows.len()],
+        budget: 1_000_000,
+    };
+    if !matcher.search(0) {
+        return Err(mismatch(if matcher.budget == 0 {
             "no atom assignment found within the search budget".into()
         } else {
             "no assignment of the geometry's atoms fits the bonds".into()
         }));
     }
+    let assigned = matcher.assigned;
     Ok(assigned
         .iter()
         .map(|&slot| {
