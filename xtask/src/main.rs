@@ -17,6 +17,7 @@ use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 mod export_cmd;
 mod msa_bench;
 mod parity;
+mod tm_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -72,6 +73,14 @@ impl DeviceArg {
 enum ModelArg {
     /// Molecule Attention Transformer.
     Mat,
+    /// Transformer-M (2D and 3D channels); trains on --dataset qm9.
+    TransformerM,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DatasetArg {
+    /// QM9 from qm9pack (run `cargo xtask data qm9` first).
+    Qm9,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -80,6 +89,8 @@ enum PresetArg {
     Small,
     /// Published pretrained configuration (d 1024, 8 layers, 16 heads).
     Pretrained,
+    /// Transformer-M's paper configuration (12 layers, d 768, 32 heads, K 128).
+    Base,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -113,9 +124,30 @@ struct TrainArgs {
     /// Model family.
     #[arg(long, value_enum, default_value = "mat")]
     model: ModelArg,
-    /// CSV with a SMILES column and target columns.
+    /// CSV with a SMILES column and target columns (MAT).
+    #[arg(long, required_unless_present = "dataset")]
+    data: Option<PathBuf>,
+    /// A prepared dataset instead of --data (Transformer-M: qm9).
+    #[arg(long, value_enum)]
+    dataset: Option<DatasetArg>,
+    /// Cache folder of prepared datasets (default: $MOLATTN_CACHE or ~/.cache/molattn).
     #[arg(long)]
-    data: PathBuf,
+    cache: Option<PathBuf>,
+    /// Use this many molecules of the dataset (shuffled with seed 0).
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Skip this many molecules of the shuffled dataset first.
+    #[arg(long, default_value_t = 0)]
+    offset: usize,
+    /// Transformer-M channels during training and evaluation.
+    #[arg(long, value_enum, default_value = "mixed")]
+    mode: tm_cmd::ModeArg,
+    /// Transformer-M: start from a pretraining run (directory or .bpk file).
+    #[arg(long)]
+    init_from: Option<PathBuf>,
+    /// Transformer-M size overrides.
+    #[command(flatten)]
+    size: tm_cmd::TmSizeArgs,
     /// JSON split file ({"random-0": {"train": [...], ...}}).
     #[arg(long)]
     splits: Option<PathBuf>,
@@ -196,8 +228,67 @@ enum Command {
         #[arg(long, value_enum, default_value = "json")]
         format: FeatureFormat,
     },
-    /// Train a model on a CSV dataset.
+    /// Train a model: MAT on a CSV dataset, Transformer-M on QM9.
     Train(TrainArgs),
+    /// Prepare a dataset once: `data qm9` downloads qm9pack with pip (checksum
+    /// verified) and converts it into the cache folder.
+    Data {
+        /// Dataset.
+        #[arg(value_enum)]
+        dataset: DatasetArg,
+        /// Cache folder (default: $MOLATTN_CACHE or ~/.cache/molattn).
+        #[arg(long)]
+        cache: Option<PathBuf>,
+        /// Convert again even if the cache holds a converted copy.
+        #[arg(long)]
+        force: bool,
+    },
+    /// 3D position-denoising pretraining of a Transformer-M on QM9 coordinates.
+    Pretrain {
+        /// Model family (transformer-m).
+        #[arg(long, value_enum, default_value = "transformer-m")]
+        model: ModelArg,
+        /// Dataset (qm9).
+        #[arg(long, value_enum, default_value = "qm9")]
+        dataset: DatasetArg,
+        /// Cache folder of prepared datasets.
+        #[arg(long)]
+        cache: Option<PathBuf>,
+        /// Molecules used.
+        #[arg(long, default_value_t = 20000)]
+        limit: usize,
+        /// Skip this many molecules of the shuffled dataset (10000 keeps clear of a
+        /// `train --limit 10000` subset).
+        #[arg(long, default_value_t = 10000)]
+        offset: usize,
+        /// Optimisation steps.
+        #[arg(long, default_value_t = 300)]
+        steps: usize,
+        /// Molecules per step.
+        #[arg(long, default_value_t = 64)]
+        batch_size: usize,
+        /// Peak learning rate.
+        #[arg(long, default_value_t = 3e-4)]
+        lr: f64,
+        /// Coordinate noise (Angstrom).
+        #[arg(long, default_value_t = 0.2)]
+        noise_std: f64,
+        /// Seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Model preset (small or base).
+        #[arg(long, value_enum, default_value = "small")]
+        preset: PresetArg,
+        /// Size overrides.
+        #[command(flatten)]
+        size: tm_cmd::TmSizeArgs,
+        /// Run directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Backend.
+        #[arg(long, value_enum, default_value = "flex")]
+        device: DeviceArg,
+    },
     /// Predict with a trained run.
     Predict {
         /// Run directory written by `train`.
@@ -319,6 +410,47 @@ fn main() -> Result<()> {
             featurize(&data, &smiles_column, &featurizer, out, format)
         }
         Command::Train(args) => train(args),
+        Command::Data {
+            dataset: DatasetArg::Qm9,
+            cache,
+            force,
+        } => tm_cmd::data_qm9(cache, force).map(|_| ()),
+        Command::Pretrain {
+            model,
+            dataset: DatasetArg::Qm9,
+            cache,
+            limit,
+            offset,
+            steps,
+            batch_size,
+            lr,
+            noise_std,
+            seed,
+            preset,
+            size,
+            out,
+            device,
+        } => {
+            if !matches!(model, ModelArg::TransformerM) {
+                bail!("pretraining is implemented for --model transformer-m");
+            }
+            let spec = train::transformer_m::PretrainSpec {
+                data: train::transformer_m::Qm9Subset {
+                    dataset: tm_cmd::data_qm9(cache, false)?,
+                    limit: Some(limit),
+                    offset,
+                    subset_seed: 0,
+                },
+                model: tm_cmd::tm_config(matches!(preset, PresetArg::Base), &size),
+                steps,
+                batch_size,
+                learning_rate: lr,
+                warmup_steps: (steps / 10).max(1),
+                noise_std,
+                seed,
+            };
+            tm_cmd::pretrain(spec, &out, &device.device())
+        }
         Command::Predict {
             run,
             data,
@@ -504,9 +636,44 @@ fn write_npz(out: &Path, features: &[Option<mol_featurize::MatFeatures>]) -> Res
 }
 
 fn train(args: TrainArgs) -> Result<()> {
-    let ModelArg::Mat = args.model;
-    let table =
-        train::data::MoleculeTable::read_csv(&args.data, &args.smiles_column, &args.targets)?;
+    if let ModelArg::TransformerM = args.model {
+        let Some(DatasetArg::Qm9) = args.dataset else {
+            bail!("--model transformer-m trains on --dataset qm9");
+        };
+        let [target] = &args.targets[..] else {
+            bail!("--model transformer-m takes one --target");
+        };
+        if matches!(args.preset, PresetArg::Pretrained) {
+            bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
+        }
+        let model = tm_cmd::tm_config(matches!(args.preset, PresetArg::Base), &args.size);
+        return tm_cmd::train_tm(
+            tm_cmd::TmTrain {
+                dataset: tm_cmd::data_qm9(args.cache, false)?,
+                target: target.clone(),
+                limit: args.limit,
+                offset: args.offset,
+                mode: args.mode,
+                model,
+                train: TrainOptions {
+                    epochs: args.epochs,
+                    batch_size: args.batch_size,
+                    learning_rate: args.lr,
+                    warmup_fraction: 0.06,
+                    patience: args.patience,
+                    seed: args.seed,
+                },
+                init_from: args.init_from,
+                out: args.out,
+            },
+            &args.device.device(),
+        );
+    }
+    let data = args
+        .data
+        .clone()
+        .context("--data CSV is required for --model mat")?;
+    let table = train::data::MoleculeTable::read_csv(&data, &args.smiles_column, &args.targets)?;
     let task = match args.task {
         Some(TaskArg::Regression) => Task::Regression,
         Some(TaskArg::Classification) => Task::Classification,
@@ -531,10 +698,11 @@ fn train(args: TrainArgs) -> Result<()> {
     let model = match args.preset {
         PresetArg::Small => MatConfig::small(),
         PresetArg::Pretrained => MatConfig::pretrained(),
+        PresetArg::Base => bail!("--preset base is Transformer-M's; use small or pretrained for MAT"),
     }
     .with_n_output(args.targets.len());
     let spec = RunSpec {
-        data: args.data.clone(),
+        data: data.clone(),
         smiles_column: args.smiles_column,
         target_columns: args.targets,
         split,

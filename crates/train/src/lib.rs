@@ -7,6 +7,9 @@
 //! - [`trainer`]: the MAT training loop (Adam + Noam warm-up, early stopping, best
 //!   checkpoint, atomic checkpoints, exact `--resume`), writing `metrics.json` and
 //!   `curves.png`.
+//! - [`qm9`]: QM9 from the `qm9pack` CSVs, converted once to a compact directory.
+//! - [`transformer_m`]: Transformer-M training on QM9 (2D / 3D / mixed modes) and 3D
+//!   denoising pretraining.
 //! - [`predict`]: predictions of a trained run.
 
 #![warn(missing_docs)]
@@ -17,8 +20,10 @@ pub mod error;
 pub mod metrics;
 pub mod plot;
 pub mod predict;
+pub mod qm9;
 pub mod splits;
 pub mod trainer;
+pub mod transformer_m;
 
 pub use error::TrainError;
 pub use trainer::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, TrainSummary, train_run};

@@ -45,6 +45,34 @@ pub fn loss_curves(
     valid: &[f64],
     loss_name: &str,
 ) -> Result<(), TrainError> {
+    curves(
+        path,
+        &format!("MAT training: {loss_name} per epoch"),
+        "epoch",
+        &[(train, "train"), (valid, "valid")],
+        loss_name,
+    )
+}
+
+/// Draws one or two series (blue, red) against 1-based steps into a PNG with a caption
+/// and axis labels.
+///
+/// # Errors
+/// [`TrainError::Invalid`] if plotters cannot draw or write the file.
+pub fn curves(
+    path: &Path,
+    caption: &str,
+    x_label: &str,
+    series: &[(&[f64], &str)],
+    loss_name: &str,
+) -> Result<(), TrainError> {
+    let empty: &[f64] = &[];
+    let train = series.first().map(|s| s.0).unwrap_or(empty);
+    let valid = series.get(1).map(|s| s.0).unwrap_or(empty);
+    let labels = [
+        series.first().map(|s| s.1).unwrap_or(""),
+        series.get(1).map(|s| s.1).unwrap_or(""),
+    ];
     let err = |e: String| TrainError::Invalid(format!("plot {}: {e}", path.display()));
     let with_text = font_available();
     let root = BitMapBackend::new(path, (900, 560)).into_drawing_area();
@@ -57,7 +85,7 @@ pub fn loss_curves(
     if with_text {
         builder
             .caption(
-                format!("MAT training: {loss_name} per epoch"),
+                caption,
                 ("sans-serif", 24),
             )
             .x_label_area_size(45)
@@ -69,12 +97,15 @@ pub fn loss_curves(
     if with_text {
         chart
             .configure_mesh()
-            .x_desc("epoch")
+            .x_desc(x_label)
             .y_desc(loss_name)
             .draw()
             .map_err(|e| err(e.to_string()))?;
     }
-    for (values, color, label) in [(train, &BLUE, "train"), (valid, &RED, "valid")] {
+    for (values, color, label) in [(train, &BLUE, labels[0]), (valid, &RED, labels[1])] {
+        if values.is_empty() {
+            continue;
+        }
         let series = chart
             .draw_series(LineSeries::new(
                 values.iter().enumerate().map(|(i, v)| ((i + 1) as f64, *v)),
