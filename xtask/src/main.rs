@@ -698,7 +698,9 @@ fn train(args: TrainArgs) -> Result<()> {
     let model = match args.preset {
         PresetArg::Small => MatConfig::small(),
         PresetArg::Pretrained => MatConfig::pretrained(),
-        PresetArg::Base => bail!("--preset base is Transformer-M's; use small or pretrained for MAT"),
+        PresetArg::Base => {
+            bail!("--preset base is Transformer-M's; use small or pretrained for MAT")
+        }
     }
     .with_n_output(args.targets.len());
     let spec = RunSpec {

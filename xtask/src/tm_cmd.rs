@@ -21,8 +21,7 @@ pub const QM9PACK: &str = "qm9pack==1.0.3";
 /// Its wheel.
 pub const QM9PACK_WHEEL: &str = "qm9pack-1.0.3-py3-none-any.whl";
 /// SHA-256 of the wheel, checked after every download.
-pub const QM9PACK_SHA256: &str =
-    "1d88c2988007c6778e717ee3224cf511bd60e10732ebe3b7ed500ea5af05c9f0";
+pub const QM9PACK_SHA256: &str = "1d88c2988007c6778e717ee3224cf511bd60e10732ebe3b7ed500ea5af05c9f0";
 /// CSV parts inside the wheel, in order.
 const PARTS: [&str; 3] = [
     "qm9pack/data/qm9_part1.csv",

@@ -84,10 +84,7 @@ pub fn curves(
     builder.margin(20);
     if with_text {
         builder
-            .caption(
-                caption,
-                ("sans-serif", 24),
-            )
+            .caption(caption, ("sans-serif", 24))
             .x_label_area_size(45)
             .y_label_area_size(70);
     }

@@ -228,7 +228,10 @@ fn parse_xyz_list(text: &str) -> Result<Vec<[f64; 3]>, String> {
     if numbers.len() % 3 != 0 {
         return Err(format!("geometry: {} numbers", numbers.len()));
     }
-    Ok(numbers.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect())
+    Ok(numbers
+        .chunks_exact(3)
+        .map(|c| [c[0], c[1], c[2]])
+        .collect())
 }
 
 /// One converted molecule.
@@ -426,7 +429,11 @@ mod tests {
         assert_eq!(index.n_rows, 3);
         assert_eq!(index.skipped.len(), 1);
         assert_eq!(index.skipped[0].row, 2);
-        assert!(index.skipped[0].reason.starts_with("geometry"), "{:?}", index.skipped);
+        assert!(
+            index.skipped[0].reason.starts_with("geometry"),
+            "{:?}",
+            index.skipped
+        );
         let qm9 = Qm9::load(&dir.join("out")).unwrap();
         assert_eq!(qm9.len(), 2);
         assert_eq!(qm9.index.qm9_index, vec![1, 2]);

@@ -343,7 +343,9 @@ pub fn train_transformer_m(
         target: spec.target.clone(),
         units: units.clone(),
         test_mae,
-        test_mae_ev: units.starts_with("Hartree").then_some(test_mae * HARTREE_EV),
+        test_mae_ev: units
+            .starts_with("Hartree")
+            .then_some(test_mae * HARTREE_EV),
         valid_mae: best,
         train_mae: mae(&train_pred, &train_y),
         test_mae_of_mean: mae(&mean_pred, &test_y),
@@ -458,7 +460,9 @@ pub fn pretrain_denoising(
         let noisy = batch.coordinates.clone() + noise.clone();
         let batch = batch.with_coordinates(noisy);
         let out = model.encode(&batch);
-        let predicted = model.denoise(&out).expect("checked: denoising head present");
+        let predicted = model
+            .denoise(&out)
+            .expect("checked: denoising head present");
         let loss = denoising_loss(predicted, noise, batch.padding.clone());
         let value = loss.clone().into_scalar::<f32>() as f64;
         losses.push(value);
