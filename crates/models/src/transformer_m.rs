@@ -780,7 +780,9 @@ pub fn denoising_loss(
 ) -> Tensor<1> {
     let [b, n, _] = predicted.dims();
     let dot = (predicted.clone() * noise.clone()).sum_dim(2);
-    let norm = |t: Tensor<3>| t.powi_scalar(2).sum_dim(2).sqrt().clamp_min(1e-8);
+    // sqrt(|v|^2 + eps): finite gradient where a vector is exactly 0 (a one-atom
+    // molecule's prediction, padded rows).
+    let norm = |t: Tensor<3>| t.powi_scalar(2).sum_dim(2).add_scalar(1e-12).sqrt();
     let cos = dot / (norm(predicted) * norm(noise));
     let real = padding.bool_not().float().reshape([b, n, 1]);
     let per_atom = (cos.neg().add_scalar(1.0)) * real.clone();

@@ -1,0 +1,152 @@
+//! Transformer-M training and denoising pretraining end to end on a small QM9-format
+//! dataset (qm9pack's CSV layout; geometries from our ETKDG + UFF conformers, heavy
+//! atoms listed in reverse order so that the geometry matching is exercised).
+
+use std::path::{Path, PathBuf};
+
+use burn::tensor::Device;
+use models::transformer_m::{Mode, ModeProbabilities, TransformerMConfig};
+use mol_featurize::{ConformerOptions, Molecule, conformer};
+use train::TrainOptions;
+use train::qm9::{Qm9, convert_qm9_csv};
+use train::transformer_m::{
+    PretrainSpec, Qm9Subset, TmRunSpec, pretrain_denoising, train_transformer_m,
+};
+
+const SMILES: [&str; 40] = [
+    "C", "N", "O", "CC", "CO", "CN", "C=O", "C#N", "CCC", "CCO", "CC=O", "CC#N", "COC", "CNC",
+    "C=CC", "CC(C)C", "CCCC", "CCCO", "OCCO", "NCCO", "CC(=O)O", "CC(N)=O", "C1CC1", "C1CO1",
+    "C1CCC1", "C1CCCC1", "c1ccccc1", "c1ccncc1", "c1ccoc1", "CC(C)O", "CC(C)=O", "OC=O", "NC=O",
+    "CCN", "CCCN", "C#CC", "C=CC=C", "CC#CC", "OCC#N", "CC(O)C#N",
+];
+
+fn tiny() -> TransformerMConfig {
+    TransformerMConfig::new(2, 16, 16, 4, 8)
+}
+
+/// Writes the dataset and converts it; the target grows with the atom count.
+fn dataset(dir: &Path) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut csv = String::from(
+        "XYZ_file,Index,SMILES,InChi,N_atoms,Stoichiometry,Elements,XYZ_Ang,Mulliken_pop,Harmonic_Freq_cmi,HOMO_LUMO_gap_au\n",
+    );
+    for (k, s) in SMILES.iter().enumerate() {
+        let mol = Molecule::from_smiles(s).unwrap();
+        let (xyz, _) = conformer::coordinates(&mol, &ConformerOptions::default()).unwrap();
+        let symbol = |z: u8| match z {
+            6 => "C",
+            7 => "N",
+            8 => "O",
+            _ => unreachable!(),
+        };
+        let order: Vec<usize> = (0..mol.num_atoms()).rev().collect();
+        let elements: Vec<String> = order
+            .iter()
+            .map(|&i| format!("'{}'", symbol(mol.atoms()[i].atomic_number)))
+            .collect();
+        let coords: Vec<String> = order
+            .iter()
+            .map(|&i| format!("[{},{},{}]", xyz[i][0], xyz[i][1], xyz[i][2]))
+            .collect();
+        let gap = 0.40 - 0.02 * mol.num_atoms() as f64;
+        csv.push_str(&format!(
+            "\"m{k}.xyz\",{},\"{s}\",\"x\",{},\"[]\",\"[{}]\",\"[{}]\",\"[]\",\"[]\",{gap}\n",
+            k + 1,
+            mol.num_atoms(),
+            elements.join(","),
+            coords.join(",")
+        ));
+    }
+    let path = dir.join("part1.csv");
+    std::fs::write(&path, csv).unwrap();
+    let out = dir.join("qm9");
+    let index = convert_qm9_csv(&[path], &out, "test").unwrap();
+    assert_eq!(index.smiles.len(), SMILES.len(), "{:?}", index.skipped);
+    out
+}
+
+#[test]
+fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
+    let dir = std::env::temp_dir().join(format!("molattn-tm-{}", std::process::id()));
+    let data = dataset(&dir);
+    let qm9 = Qm9::load(&data).unwrap();
+    assert_eq!(qm9.column("homo_lumo_gap").unwrap(), 0);
+    let device = Device::flex();
+
+    // Denoising pretraining: the loss falls.
+    let pre_dir = dir.join("pretrain");
+    let pre = pretrain_denoising(
+        &PretrainSpec {
+            data: Qm9Subset {
+                dataset: data.clone(),
+                limit: None,
+                offset: 0,
+                subset_seed: 0,
+            },
+            model: tiny(),
+            steps: 60,
+            batch_size: 16,
+            learning_rate: 3e-3,
+            warmup_steps: 5,
+            noise_std: 0.2,
+            seed: 1,
+        },
+        &pre_dir,
+        false,
+        &device,
+    )
+    .unwrap();
+    assert_eq!(pre.loss.len(), 60);
+    assert!(pre.loss.iter().all(|v| v.is_finite()));
+    assert!(
+        pre.loss_end < pre.loss_start - 0.05,
+        "loss {} -> {}",
+        pre.loss_start,
+        pre.loss_end
+    );
+    assert!(pre_dir.join("pretrain_loss.png").exists());
+
+    // Fine-tuning from the pretrained model in 3D mode.
+    let spec = TmRunSpec {
+        data: Qm9Subset {
+            dataset: data.clone(),
+            limit: None,
+            offset: 0,
+            subset_seed: 0,
+        },
+        target: "HOMO_LUMO_gap_au".into(),
+        modes: ModeProbabilities::fixed(Mode::ThreeD),
+        eval_mode: Mode::ThreeD,
+        model: tiny(),
+        train: TrainOptions {
+            epochs: 4,
+            batch_size: 8,
+            learning_rate: 1e-3,
+            warmup_fraction: 0.1,
+            patience: 10,
+            seed: 0,
+        },
+        init_from: Some(pre_dir.join("pretrained_model.bpk")),
+        target_mean: 0.0,
+        target_std: 1.0,
+    };
+    let run = dir.join("finetune");
+    let s = train_transformer_m(&spec, &run, false, &device).unwrap();
+    assert_eq!((s.n_train, s.n_valid, s.n_test), (32, 4, 4));
+    assert_eq!(s.units, "Hartree (atomic units)");
+    assert!(s.test_mae.is_finite() && s.test_mae < 0.5, "{s:?}");
+    let ev = s.test_mae_ev.unwrap();
+    assert!((ev / s.test_mae - 27.211386).abs() < 1e-3);
+    for f in ["run.json", "metrics.json", "best_model.bpk", "curves.png"] {
+        assert!(run.join(f).exists(), "{f}");
+    }
+
+    // A pretrained file of another configuration is a clear error, not a panic.
+    let other = TmRunSpec {
+        model: TransformerMConfig::new(2, 32, 32, 4, 8),
+        ..spec
+    };
+    let err = train_transformer_m(&other, &dir.join("bad"), false, &device).unwrap_err();
+    assert!(err.to_string().contains("pretrained_model.bpk"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
