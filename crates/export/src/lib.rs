@@ -6,6 +6,7 @@
 //! [`graph::OPSET`]:
 //! - [`mat::mat_to_onnx`]: the Molecule Attention Transformer.
 //! - [`msa::msa_global_attention_to_onnx`]: AlphaFold MSA column global attention.
+//! - [`transformer_m::transformer_m_to_onnx`]: Transformer-M (2D and 3D channels).
 //!
 //! Batch-like axes are symbolic (`batch`/`atoms`, `sequences`/`residues`): one file serves
 //! every batch and molecule size. Masks are bool inputs, `true` = padding, applied with
@@ -20,6 +21,7 @@
 pub mod graph;
 pub mod mat;
 pub mod msa;
+pub mod transformer_m;
 pub mod verify;
 
 use thiserror::Error;
@@ -27,6 +29,7 @@ use thiserror::Error;
 pub use graph::{GraphBuilder, write_model};
 pub use mat::mat_to_onnx;
 pub use msa::msa_global_attention_to_onnx;
+pub use transformer_m::transformer_m_to_onnx;
 pub use verify::{Case, Feed, FeedData};
 
 /// Why an export or its verification failed.

@@ -23,6 +23,8 @@ pub enum FeedData {
     F32(Vec<f32>),
     /// `tensor(bool)`.
     Bool(Vec<bool>),
+    /// `tensor(int64)` (embedding indices).
+    I64(Vec<i64>),
 }
 
 /// One named graph input with its concrete shape.
@@ -43,6 +45,15 @@ impl Feed {
             name: name.into(),
             shape: shape.to_vec(),
             data: FeedData::F32(values),
+        }
+    }
+
+    /// An int64 input (embedding indices).
+    pub fn i64(name: &str, shape: &[usize], values: Vec<i64>) -> Self {
+        Self {
+            name: name.into(),
+            shape: shape.to_vec(),
+            data: FeedData::I64(values),
         }
     }
 
@@ -138,6 +149,9 @@ pub fn run_onnxruntime(
             FeedData::Bool(v) => ort::value::Tensor::from_array((shape, v.clone()))
                 .map_err(ort_err)?
                 .into(),
+            FeedData::I64(v) => ort::value::Tensor::from_array((shape, v.clone()))
+                .map_err(ort_err)?
+                .into(),
         };
         inputs.push((feed.name.clone().into(), value));
     }
@@ -166,6 +180,10 @@ pub fn run_tract(model: &Path, feeds: &[Feed]) -> Result<Vec<f32>, ExportError> 
             ),
             FeedData::Bool(v) => (
                 DatumType::Bool,
+                TractTensor::from_shape(&feed.shape, v).map_err(tract_err)?,
+            ),
+            FeedData::I64(v) => (
+                DatumType::I64,
                 TractTensor::from_shape(&feed.shape, v).map_err(tract_err)?,
             ),
         };

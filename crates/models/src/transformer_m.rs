@@ -42,6 +42,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::load::LoadError;
 
+/// Epsilon of every LayerNorm (PyTorch's default).
+pub const LAYER_NORM_EPS: f64 = 1e-5;
 /// Added to `|sigma_k|` in the Gaussian basis (SPEC 2.3).
 pub const GAUSSIAN_STD_EPS: f64 = 0.01;
 /// Added to pair distances before normalising `r_j - r_i` (Transformer-M `1e-5`).
@@ -229,21 +231,29 @@ impl TransformerMConfig {
             embedding_dropout: DropoutConfig::new(self.dropout).init(),
             layers: (0..self.num_layers)
                 .map(|_| EncoderLayer {
-                    self_attn_layer_norm: LayerNormConfig::new(d).init(device),
+                    self_attn_layer_norm: LayerNormConfig::new(d)
+                        .with_epsilon(LAYER_NORM_EPS)
+                        .init(device),
                     self_attn: BiasedMultiHeadAttentionConfig::new(d, h)
                         .with_dropout(self.attention_dropout)
                         .init(device),
-                    final_layer_norm: LayerNormConfig::new(d).init(device),
+                    final_layer_norm: LayerNormConfig::new(d)
+                        .with_epsilon(LAYER_NORM_EPS)
+                        .init(device),
                     fc1: linear(d, self.ffn_dim),
                     fc2: linear(self.ffn_dim, d),
                     dropout: DropoutConfig::new(self.dropout).init(),
                     activation_dropout: DropoutConfig::new(self.activation_dropout).init(),
                 })
                 .collect(),
-            final_layer_norm: LayerNormConfig::new(d).init(device),
+            final_layer_norm: LayerNormConfig::new(d)
+                .with_epsilon(LAYER_NORM_EPS)
+                .init(device),
             head: RegressionHead {
                 dense: linear(d, d),
-                layer_norm: LayerNormConfig::new(d).init(device),
+                layer_norm: LayerNormConfig::new(d)
+                    .with_epsilon(LAYER_NORM_EPS)
+                    .init(device),
                 out: linear(d, self.num_targets),
             },
             denoise_head: self.denoising_head.then(|| DenoisingHead {
@@ -507,15 +517,7 @@ impl TransformerMBatch {
         assert_eq!(modes.len(), b, "one mode per molecule");
         let int =
             |v: &[i64]| Tensor::<1, Int>::from_data(TensorData::new(v.to_vec(), [v.len()]), device);
-        let mut pair_type = vec![0i64; b * n * n];
-        for g in 0..b {
-            for i in 0..n {
-                for j in 0..n {
-                    let (ti, tj) = (data.atom_type[g * n + i], data.atom_type[g * n + j]);
-                    pair_type[(g * n + i) * n + j] = ti.min(tj) * ATOM_TYPES as i64 + ti.max(tj);
-                }
-            }
-        }
+        let pair_type = pair_types(data);
         let (s2, s3): (Vec<f32>, Vec<f32>) = modes.iter().map(|m| m.switches()).unzip();
         Self {
             atom_index: int(&data.atom_index).reshape([b, n, 9]),
@@ -557,6 +559,22 @@ pub struct Embedded {
     pub bias_3d: Tensor<4>,
     /// `[B, N, N, 3]` unit vectors between atoms.
     pub delta_pos: Tensor<4>,
+}
+
+/// `[B, N, N]` rows of the Gaussian layer's affine tables: the unordered pair of atom
+/// types, `min(t_i, t_j) * ATOM_TYPES + max(t_i, t_j)` (0 pairs padding with padding).
+pub fn pair_types(data: &GraphormerBatchData) -> Vec<i64> {
+    let (b, n) = (data.batch, data.atoms);
+    let mut pair_type = vec![0i64; b * n * n];
+    for g in 0..b {
+        for i in 0..n {
+            for j in 0..n {
+                let (ti, tj) = (data.atom_type[g * n + i], data.atom_type[g * n + j]);
+                pair_type[(g * n + i) * n + j] = ti.min(tj) * ATOM_TYPES as i64 + ti.max(tj);
+            }
+        }
+    }
+    pair_type
 }
 
 /// What the encoder returns.

@@ -101,6 +101,7 @@ pub fn run(options: &ParityOptions) -> anyhow::Result<bool> {
     rows.extend(global_attention::rows(&fixtures)?);
     rows.extend(biased_mha::rows(&fixtures)?);
     rows.extend(transformer_m::rows(&fixtures)?);
+    rows.extend(transformer_m::onnx_rows(&fixtures)?);
     let table = render(&rows);
     println!("{table}");
     let all_pass = rows.iter().all(|r| r.pass);

@@ -142,3 +142,85 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
         )?,
     ])
 }
+
+/// ONNX rows: the small preset (initial weights, seeded) and the reference model (large
+/// random weights, 2 layers) exported and run in ONNX Runtime and tract on two batches
+/// of real molecules with conformer coordinates: 3 molecules in 2D / 3D / 2D+3D modes,
+/// and 5 molecules (a salt among them) in 3D mode.
+pub fn onnx_rows(fixtures: &Path) -> Result<Vec<Row>> {
+    let device = Device::flex();
+    device.seed(5);
+    let small = TransformerMConfig::small()
+        .with_attention_dropout(0.0)
+        .with_activation_dropout(0.0);
+    let mut rows = onnx_rows_for(
+        "Transformer-M small (2D and 3D inputs)",
+        &small.init(&device),
+        &small,
+    )?;
+    rows.extend(onnx_rows_for(
+        "Transformer-M reference weights (2D and 3D inputs)",
+        &reference_model(fixtures, &device)?,
+        &reference_config(),
+    )?);
+    Ok(rows)
+}
+
+fn onnx_rows_for(
+    name: &str,
+    model: &TransformerM,
+    config: &TransformerMConfig,
+) -> Result<Vec<Row>> {
+    use export::Case;
+    use models::transformer_m::Mode;
+    use mol_featurize::graphormer::featurize;
+    use mol_featurize::{ConformerOptions, Molecule, conformer, pad_graphormer_batch};
+
+    let device = Device::flex();
+    let feats = |smiles: &[&str]| -> Result<Vec<mol_featurize::GraphormerFeatures>> {
+        smiles
+            .iter()
+            .map(|s| {
+                let mol = Molecule::from_smiles(s)?;
+                let (xyz, _) = conformer::coordinates(&mol, &ConformerOptions::default())
+                    .ok_or_else(|| anyhow::anyhow!("{s}: no coordinates"))?;
+                let xyz = xyz
+                    .iter()
+                    .map(|p| [p[0] as f32, p[1] as f32, p[2] as f32])
+                    .collect();
+                Ok(featurize(&mol, config.limits.max_hops, Some(xyz))?)
+            })
+            .collect()
+    };
+    let mut cases = Vec::new();
+    for (smiles, modes) in [
+        (
+            vec!["CCO", "c1ccncc1", "CC(=O)Nc1ccc(O)cc1"],
+            vec![Mode::TwoD, Mode::ThreeD, Mode::Both],
+        ),
+        (
+            vec![
+                "C",
+                "CC(=O)[O-].[Na+]",
+                "O=C1CCCN1",
+                "FC(F)(F)c1ccccc1",
+                "C#N",
+            ],
+            vec![Mode::ThreeD; 5],
+        ),
+    ] {
+        let f = feats(&smiles)?;
+        let refs: Vec<&mol_featurize::GraphormerFeatures> = f.iter().collect();
+        let data = pad_graphormer_batch(&refs, &config.limits).map_err(anyhow::Error::msg)?;
+        let want = model
+            .forward(&TransformerMBatch::from_data(&data, &modes, &device))
+            .try_into_vec_as::<f32>()?;
+        cases.push(Case {
+            label: format!("{} x {} atoms", data.batch, data.atoms),
+            feeds: export::transformer_m::transformer_m_feeds(&data, &modes),
+            want,
+        });
+    }
+    let onnx = export::transformer_m_to_onnx(model, &[]);
+    Ok(super::onnx::rows(name, &onnx, "prediction", &cases))
+}
