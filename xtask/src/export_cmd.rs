@@ -19,6 +19,8 @@ const TOL: f64 = 1e-4;
 pub enum Source {
     /// A run directory written by `cargo xtask train` (MAT).
     Run(PathBuf),
+    /// A run directory written by `cargo xtask train --model transformer-m`.
+    TransformerMRun(PathBuf),
     /// MSA column global attention: AlphaFold-named parameters (`.safetensors`) under
     /// a haiku scope, or a fresh block of a serde config (JSON) when `params` is `None`.
     MsaGlobalAttention {
@@ -35,6 +37,7 @@ pub enum Source {
 pub fn run(source: &Source, out: &Path, device: &Device) -> Result<()> {
     let (model, output, cases) = match source {
         Source::Run(run) => mat_from_run(run, device)?,
+        Source::TransformerMRun(run) => transformer_m_from_run(run, device)?,
         Source::MsaGlobalAttention {
             params,
             scope,
@@ -142,6 +145,98 @@ fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
         ),
     ];
     Ok((export::mat_to_onnx(&model, &metadata), "prediction", cases))
+}
+
+/// A Transformer-M run's best model; inputs: QM9 molecules right after the run's subset
+/// (never trained on), in the run's evaluation mode, as batches of 8 and 3.
+fn transformer_m_from_run(run: &Path, device: &Device) -> Result<Export> {
+    use models::transformer_m::TransformerMBatch;
+    use train::transformer_m::{Qm9Subset, TmRunSpec};
+    let path = run.join("run.json");
+    let spec: TmRunSpec = serde_json::from_str(
+        &std::fs::read_to_string(&path).with_context(|| path.display().to_string())?,
+    )
+    .with_context(|| format!("{}: not a Transformer-M run", path.display()))?;
+    let best = run.join("best_model.bpk");
+    let model = spec
+        .model
+        .init(device)
+        .try_load_file(&best)
+        .map_err(|e| anyhow::anyhow!("{}: {e:?}", best.display()))?;
+    let qm9 = train::qm9::Qm9::load(&spec.data.dataset)?;
+    let held_out = Qm9Subset {
+        offset: spec.data.offset + spec.data.limit.unwrap_or(0),
+        limit: Some(11),
+        ..spec.data.clone()
+    };
+    let mut feats = Vec::new();
+    for r in held_out.rows(qm9.len()) {
+        let mol = mol_featurize::Molecule::from_smiles(&qm9.index.smiles[r])?;
+        feats.push(mol_featurize::graphormer::featurize(
+            &mol,
+            spec.model.limits.max_hops,
+            Some(qm9.coordinates_of(r).to_vec()),
+        )?);
+    }
+    if feats.len() < 11 {
+        bail!(
+            "{}: no held-out QM9 molecules after the run's subset",
+            run.display()
+        );
+    }
+    let mut cases = Vec::new();
+    for chunk in [&feats[..8], &feats[8..]] {
+        let refs: Vec<&mol_featurize::GraphormerFeatures> = chunk.iter().collect();
+        let data = mol_featurize::pad_graphormer_batch(&refs, &spec.model.limits)
+            .map_err(anyhow::Error::msg)?;
+        let modes = vec![spec.eval_mode; data.batch];
+        let want: Vec<f32> = model
+            .forward(&TransformerMBatch::from_data(&data, &modes, device))
+            .try_into_vec_as()?;
+        cases.push(Case {
+            label: format!("{} x {} atoms", data.batch, data.atoms),
+            feeds: export::transformer_m::transformer_m_feeds(&data, &modes),
+            want,
+        });
+    }
+    let run_id = std::fs::canonicalize(run)
+        .unwrap_or_else(|_| run.to_path_buf())
+        .display()
+        .to_string();
+    let metadata = vec![
+        ("molattn.model".to_string(), "transformer-m".to_string()),
+        ("molattn.version".into(), env!("CARGO_PKG_VERSION").into()),
+        (
+            "molattn.model_config".into(),
+            serde_json::to_string(&spec.model)?,
+        ),
+        (
+            "molattn.featurizer_version".into(),
+            format!("mol-featurize {} (graphormer)", mol_featurize::VERSION),
+        ),
+        ("molattn.run_id".into(), run_id),
+        (
+            "molattn.targets".into(),
+            serde_json::to_string(&[&spec.target])?,
+        ),
+        (
+            "molattn.eval_mode".into(),
+            serde_json::to_string(&spec.eval_mode)?,
+        ),
+        (
+            "molattn.target_mean".into(),
+            serde_json::to_string(&[spec.target_mean])?,
+        ),
+        (
+            "molattn.target_std".into(),
+            serde_json::to_string(&[spec.target_std])?,
+        ),
+    ];
+    Ok((
+        export::transformer_m_to_onnx(&model, &metadata),
+        "prediction",
+        cases,
+    ))
 }
 
 /// The MSA block, with a synthetic ragged MSA of two sizes as inputs.

@@ -41,6 +41,8 @@ enum FeatureFormat {
 enum ExportModel {
     /// MAT from a training run.
     Mat,
+    /// Transformer-M from a training run.
+    TransformerM,
     /// AlphaFold MSA column global attention.
     MsaGlobalAttention,
 }
@@ -481,6 +483,9 @@ fn main() -> Result<()> {
                 ExportModel::Mat => {
                     export_cmd::Source::Run(run.context("--run DIR is required to export a MAT")?)
                 }
+                ExportModel::TransformerM => export_cmd::Source::TransformerMRun(
+                    run.context("--run DIR is required to export a Transformer-M")?,
+                ),
                 ExportModel::MsaGlobalAttention => export_cmd::Source::MsaGlobalAttention {
                     params,
                     scope,

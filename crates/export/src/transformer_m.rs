@@ -164,8 +164,8 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
         &[b.clone(), n.clone(), Dim::Fixed(3)],
     );
     let padding = g.input("key_padding_mask", Elem::Bool, &[b.clone(), n.clone()]);
-    let use_2d = g.input("use_2d", Elem::F32, &[b.clone()]);
-    let use_3d = g.input("use_3d", Elem::F32, &[b.clone()]);
+    let use_2d = g.input("use_2d", Elem::F32, std::slice::from_ref(&b));
+    let use_3d = g.input("use_3d", Elem::F32, std::slice::from_ref(&b));
     let s2_3 = g.reshape(&use_2d, &[-1, 1, 1]);
     let s3_3 = g.reshape(&use_3d, &[-1, 1, 1]);
     let s2_4 = g.reshape(&use_2d, &[-1, 1, 1, 1]);

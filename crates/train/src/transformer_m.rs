@@ -50,8 +50,8 @@ pub struct Qm9Subset {
 }
 
 impl Qm9Subset {
-    /// Dataset rows of the subset.
-    fn rows(&self, n: usize) -> Vec<usize> {
+    /// Dataset rows of the subset, in shuffled order.
+    pub fn rows(&self, n: usize) -> Vec<usize> {
         let mut order: Vec<usize> = (0..n).collect();
         order.shuffle(&mut StdRng::seed_from_u64(self.subset_seed));
         let end = self
