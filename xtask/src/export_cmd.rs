@@ -164,8 +164,14 @@ fn transformer_m_from_run(run: &Path, device: &Device) -> Result<Export> {
         .try_load_file(&best)
         .map_err(|e| anyhow::anyhow!("{}: {e:?}", best.display()))?;
     let qm9 = train::qm9::Qm9::load(&spec.data.dataset)?;
+    let Some(limit) = spec.data.limit else {
+        bail!(
+            "{}: the run used all of QM9 (no --limit), so no molecule is held out to verify on",
+            run.display()
+        );
+    };
     let held_out = Qm9Subset {
-        offset: spec.data.offset + spec.data.limit.unwrap_or(0),
+        offset: spec.data.offset + limit,
         limit: Some(11),
         ..spec.data.clone()
     };

@@ -349,11 +349,14 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
     g.finish(metadata)
 }
 
-/// The graph inputs of [`transformer_m_to_onnx`] for a padded batch, one [`Mode`] per
-/// molecule.
+/// The graph inputs of [`transformer_m_to_onnx`] for a padded batch, one requested
+/// [`Mode`] per molecule (molecules without coordinates get 2D, as in Burn).
+///
+/// # Panics
+/// If `modes.len()` is not the batch size.
 pub fn transformer_m_feeds(data: &GraphormerBatchData, modes: &[Mode]) -> Vec<Feed> {
     let (b, n, m) = (data.batch, data.atoms, data.hops);
-    let (s2, s3): (Vec<f32>, Vec<f32>) = modes.iter().map(|m| m.switches()).unzip();
+    let (s2, s3) = Mode::batch_switches(modes, &data.has_3d);
     vec![
         Feed::i64("atom_index", &[b, n, 9], data.atom_index.clone()),
         Feed::i64("degree_index", &[b, n], data.degree_index.clone()),

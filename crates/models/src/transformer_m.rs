@@ -20,6 +20,16 @@
 //! uses three separate biased projections (one per axis), which breaks rotation
 //! equivariance; SPEC 2.3 asks for an equivariant head, so one bias-free projection
 //! is shared by the three axes (tested: the output rotates with the molecule).
+//!
+//! Where this follows SPEC.md rather than the lsj2408/Transformer-M code (on purpose;
+//! parity is against our PyTorch reference of the same choices):
+//! - gamma/beta of the Gaussian affine come from one table indexed by the unordered
+//!   atom-type pair, initialised to 1 and 0 (the code sums two per-type rows, so its
+//!   gamma starts at 2);
+//! - the 3D atom feature is added unscaled (the code multiplies it by 0.01);
+//! - no LayerNorm on the embeddings before the first layer;
+//! - the denoising head attends with the 3D pair bias only (the code passes the full
+//!   2D + 3D bias).
 
 use std::f64::consts::PI;
 use std::path::Path;
@@ -69,6 +79,27 @@ impl Mode {
             Mode::ThreeD => (0.0, 1.0),
             Mode::Both => (1.0, 1.0),
         }
+    }
+
+    /// The mode a molecule actually runs in: the requested one, except that a molecule
+    /// without coordinates can only use the 2D channel (SPEC 2.3: inference uses what
+    /// the input carries).
+    pub fn for_input(self, has_3d: bool) -> Mode {
+        if has_3d { self } else { Mode::TwoD }
+    }
+
+    /// [`Mode::switches`] of each molecule of a batch after [`Mode::for_input`]:
+    /// `(use_2d, use_3d)`, each `[B]`.
+    ///
+    /// # Panics
+    /// If `modes` and `has_3d` differ in length.
+    pub fn batch_switches(modes: &[Mode], has_3d: &[bool]) -> (Vec<f32>, Vec<f32>) {
+        assert_eq!(modes.len(), has_3d.len(), "one mode per molecule");
+        modes
+            .iter()
+            .zip(has_3d)
+            .map(|(m, &geometry)| m.for_input(geometry).switches())
+            .unzip()
     }
 }
 
@@ -508,7 +539,9 @@ pub struct TransformerMBatch {
 }
 
 impl TransformerMBatch {
-    /// Uploads `data` with one [`Mode`] per molecule (`modes.len() == B`).
+    /// Uploads `data` with one requested [`Mode`] per molecule (`modes.len() == B`);
+    /// molecules without coordinates run in 2D whatever is requested
+    /// ([`Mode::for_input`]), never on zero coordinates.
     ///
     /// # Panics
     /// If `modes` has the wrong length.
@@ -518,7 +551,7 @@ impl TransformerMBatch {
         let int =
             |v: &[i64]| Tensor::<1, Int>::from_data(TensorData::new(v.to_vec(), [v.len()]), device);
         let pair_type = pair_types(data);
-        let (s2, s3): (Vec<f32>, Vec<f32>) = modes.iter().map(|m| m.switches()).unzip();
+        let (s2, s3) = Mode::batch_switches(modes, &data.has_3d);
         Self {
             atom_index: int(&data.atom_index).reshape([b, n, 9]),
             degree_index: int(&data.degree_index).reshape([b, n]),
@@ -790,7 +823,10 @@ impl TransformerM {
 }
 
 /// Transformer-M's denoising loss: `1 - cos(predicted, true noise)` per real atom,
-/// averaged over the atoms of each molecule, then over molecules. `padding`: `[B, N]`.
+/// averaged over the atoms of each molecule, then over molecules.
+///
+/// `predicted`, `noise`: `[B, N, 3]` (Angstrom; only directions matter); `padding`:
+/// `[B, N]`, `true` = padded atom (excluded). Returns a scalar `[1]`.
 pub fn denoising_loss(
     predicted: Tensor<3>,
     noise: Tensor<3>,
@@ -929,7 +965,11 @@ mod tests {
         assert_eq!(p(&mols[0], Mode::TwoD), p(&other_geometry, Mode::TwoD));
         assert!((p(&mols[0], Mode::ThreeD) - p(&other_geometry, Mode::ThreeD)).abs() > 1e-6);
         assert!((p(&mols[0], Mode::Both) - p(&other_geometry, Mode::Both)).abs() > 1e-6);
-        // Molecules without coordinates are always 2D.
+        // A molecule without coordinates runs in 2D whatever is requested.
+        let mut no_geometry = mols[0].clone();
+        no_geometry.coordinates = None;
+        assert_eq!(p(&no_geometry, Mode::ThreeD), p(&mols[0], Mode::TwoD));
+        // Molecules without coordinates are always sampled 2D.
         let sampled = ModeProbabilities::new().sample(
             &[true, false, true, true, true, true, true, true],
             &mut rand::rngs::StdRng::seed_from_u64(0),

@@ -59,6 +59,56 @@ pub struct GraphormerFeatures {
     pub coordinates: Option<Vec<[f32; 3]>>,
 }
 
+impl GraphormerFeatures {
+    /// Checks lengths and index ranges (features built by [`featurize`] always pass;
+    /// deserialized ones may not).
+    ///
+    /// # Errors
+    /// What is inconsistent.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.num_atoms;
+        let lens = [
+            ("atom_features", self.atom_features.len(), n),
+            ("degree", self.degree.len(), n),
+            ("spd", self.spd.len(), n * n),
+            ("path_bonds", self.path_bonds.len(), n * n * self.max_hops),
+            ("bond_features", self.bond_features.len(), self.bonds.len()),
+        ];
+        for (name, got, want) in lens {
+            if got != want {
+                return Err(format!("{name} has {got} entries, expected {want}"));
+            }
+        }
+        if let Some(c) = &self.coordinates
+            && c.len() != n
+        {
+            return Err(format!("{} coordinate rows for {n} atoms", c.len()));
+        }
+        if let Some(a) = self.atom_features.iter().position(|f| {
+            f.iter()
+                .zip(ATOM_VOCAB)
+                .any(|(&v, size)| v as usize >= size)
+        }) {
+            return Err(format!("atom {a}: category out of the OGB vocabulary"));
+        }
+        if self.bond_features.iter().any(|f| {
+            f.iter()
+                .zip(BOND_VOCAB)
+                .any(|(&v, size)| v as usize >= size)
+        }) {
+            return Err("bond category out of the OGB vocabulary".into());
+        }
+        if self
+            .path_bonds
+            .iter()
+            .any(|&b| b as usize > self.bonds.len())
+        {
+            return Err("path refers to a bond that does not exist".into());
+        }
+        Ok(())
+    }
+}
+
 /// [`GraphormerFeatures::spd`] of a pair in different fragments.
 pub const UNREACHABLE: u16 = u16::MAX;
 
@@ -101,6 +151,9 @@ impl ShortestPaths {
     }
 
     /// Shortest-path distance in bonds, or `None` between fragments.
+    ///
+    /// # Panics
+    /// If `i` or `j` is not an atom index.
     pub fn distance(&self, i: usize, j: usize) -> Option<u16> {
         let d = self.spd[i * self.n + j];
         (d != UNREACHABLE).then_some(d)
@@ -108,6 +161,9 @@ impl ShortestPaths {
 
     /// The atoms of the shortest path from `i` to `j`, both ends included (`[i]` when
     /// `i == j`), or `None` between fragments.
+    ///
+    /// # Panics
+    /// If `i` or `j` is not an atom index.
     pub fn path(&self, i: usize, j: usize) -> Option<Vec<usize>> {
         self.distance(i, j)?;
         let mut path = vec![j];
@@ -129,7 +185,7 @@ pub type OgbCategories = (Vec<[u8; 9]>, Vec<[u8; 3]>);
 ///
 /// # Errors
 /// [`FeaturizeError::Internal`] if the toolkit's hydrogen-suppressed graph disagrees
-/// with `mol`'s atoms (never seen; guards the index mapping).
+/// with `mol`'s atoms or bonds (never seen; guards the index mapping).
 pub fn ogb_features(mol: &Molecule) -> Result<OgbCategories, FeaturizeError> {
     let graph = chematic::smiles::ogb_graph_features(&mol.parsed).map_err(|e| {
         FeaturizeError::Internal {
@@ -154,7 +210,7 @@ pub fn ogb_features(mol: &Molecule) -> Result<OgbCategories, FeaturizeError> {
         .map(|f| std::array::from_fn(|k| clip(f[k], ATOM_VOCAB[k])))
         .collect();
     // Edges come in both directions: keep one feature row per bond of `mol`.
-    let mut bonds = vec![[BOND_VOCAB[0] as u8 - 1, 0, 0]; mol.bonds().len()];
+    let mut bonds: Vec<Option<[u8; 3]>> = vec![None; mol.bonds().len()];
     for (edge, feat) in graph.edge_index.iter().zip(&graph.edge_feat) {
         let (u, v) = (edge[0] as usize, edge[1] as usize);
         if let Some(k) = mol
@@ -162,9 +218,19 @@ pub fn ogb_features(mol: &Molecule) -> Result<OgbCategories, FeaturizeError> {
             .iter()
             .position(|b| (b.begin, b.end) == (u, v) || (b.begin, b.end) == (v, u))
         {
-            bonds[k] = std::array::from_fn(|c| clip(feat[c], BOND_VOCAB[c]));
+            bonds[k] = Some(std::array::from_fn(|c| clip(feat[c], BOND_VOCAB[c])));
         }
     }
+    let bonds = bonds
+        .into_iter()
+        .enumerate()
+        .map(|(k, f)| {
+            f.ok_or_else(|| FeaturizeError::Internal {
+                smiles: mol.smiles().to_string(),
+                reason: format!("bond {k} is missing from the OGB graph"),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     Ok((atoms, bonds))
 }
 
@@ -291,7 +357,9 @@ pub struct GraphormerBatchData {
 /// Pads `molecules` into one batch.
 ///
 /// # Errors
-/// An empty batch, or molecules featurized with different `max_hops`.
+/// An empty batch, a molecule featurized with fewer hops than `limits.max_hops`, or an
+/// inconsistent [`GraphormerFeatures`] (see [`GraphormerFeatures::validate`]), naming
+/// the molecule's position in the batch.
 pub fn pad_graphormer_batch(
     molecules: &[&GraphormerFeatures],
     limits: &EncodingLimits,
@@ -306,6 +374,10 @@ pub fn pad_graphormer_batch(
             "a molecule was featurized with {} hops, the encoding needs {m}",
             f.max_hops
         ));
+    }
+    for (g, f) in molecules.iter().enumerate() {
+        f.validate()
+            .map_err(|reason| format!("molecule {g} of the batch: {reason}"))?;
     }
     let n = molecules.iter().map(|f| f.num_atoms).max().unwrap_or(0);
     let mut out = GraphormerBatchData {
@@ -440,6 +512,18 @@ mod tests {
         assert_eq!(batch.path_length[6], 5.0);
         assert_eq!(batch.path_length[1], 1.0);
         assert_eq!(batch.path_length[0], 1.0);
+    }
+
+    #[test]
+    fn inconsistent_features_are_an_error_not_a_panic() {
+        let mut f = featurize(&Molecule::from_smiles("CCO").unwrap(), 5, None).unwrap();
+        f.atom_features[1][0] = 200;
+        let e = pad_graphormer_batch(&[&f], &EncodingLimits::default()).unwrap_err();
+        assert!(e.contains("molecule 0") && e.contains("atom 1"), "{e}");
+        f.atom_features[1][0] = 5;
+        f.spd.pop();
+        let e = pad_graphormer_batch(&[&f], &EncodingLimits::default()).unwrap_err();
+        assert!(e.contains("spd"), "{e}");
     }
 
     #[test]

@@ -219,6 +219,10 @@ pub const BOND_TOLERANCE_ANGSTROM: f64 = 0.45;
 struct Matcher<'a> {
     mol: &'a Molecule,
     z: Vec<u8>,
+    /// Total hydrogens of each atom of `mol`.
+    hydrogens: Vec<u8>,
+    /// Hydrogen rows nearest to each slot, when the geometry lists hydrogens.
+    h_counts: Option<Vec<u8>>,
     slots: Vec<(u8, [f64; 3])>,
     assigned: Vec<usize>,
     used: Vec<bool>,
@@ -237,7 +241,13 @@ impl Matcher<'_> {
             return true;
         }
         for slot in 0..self.slots.len() {
-            if self.used[slot] || self.slots[slot].0 != self.z[atom] {
+            if self.used[slot]
+                || self.slots[slot].0 != self.z[atom]
+                || self
+                    .h_counts
+                    .as_ref()
+                    .is_some_and(|h| h[slot] != self.hydrogens[atom])
+            {
                 continue;
             }
             if self.budget == 0 {
@@ -266,7 +276,9 @@ impl Matcher<'_> {
 /// (e.g. QM9's DFT geometry for its SMILES). Hydrogen rows are ignored; every heavy atom
 /// of `mol` is assigned one heavy row of the same element such that every bond of
 /// `mol` is at most the sum of covalent radii plus [`BOND_TOLERANCE_ANGSTROM`] long
-/// (a backtracking search, trying the rows in their own order first).
+/// and, when the geometry lists hydrogens, the row has as many nearest hydrogen rows
+/// as the atom has hydrogens (a backtracking search, trying the rows in their own
+/// order first).
 ///
 /// # Errors
 /// [`StructureFileError::Mismatch`] when element counts differ or no assignment fits
@@ -295,9 +307,28 @@ pub fn match_coordinates(
             rows.len()
         )));
     }
+    // Hydrogen rows, when the geometry has them, go to their nearest heavy row; a row
+    // then only fits an atom with that many hydrogens (tells C=O from C-OH apart).
+    let h_counts = elements.contains(&1).then(|| {
+        let mut counts = vec![0u8; rows.len()];
+        for h in (0..elements.len()).filter(|&r| elements[r] == 1) {
+            let d2 = |r: usize| -> f64 {
+                (0..3)
+                    .map(|c| (coordinates[r][c] - coordinates[h][c]).powi(2))
+                    .sum()
+            };
+            if let Some(slot) = (0..rows.len()).min_by(|&a, &b| d2(rows[a]).total_cmp(&d2(rows[b])))
+            {
+                counts[slot] = counts[slot].saturating_add(1);
+            }
+        }
+        counts
+    });
     let mut matcher = Matcher {
         mol,
         z: mol.atoms().iter().map(|a| a.atomic_number).collect(),
+        hydrogens: mol.atoms().iter().map(|a| a.total_hydrogens).collect(),
+        h_counts,
         slots: rows
             .iter()
             .map(|&r| (elements[r], coordinates[r]))
@@ -425,16 +456,16 @@ $$$$
     #[test]
     fn xyz_geometry_matches_a_smiles_in_another_atom_order() {
         // QM9-like: ethanol's geometry listed O first, hydrogens last.
-        let dir = std::env::temp_dir().join("molattn-xyz-test");
+        let dir = std::env::temp_dir().join(format!("molattn-xyz-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("ethanol.xyz");
         std::fs::write(
             &path,
-            "5\nethanol, heavy atoms out of SMILES order\nO 1.4311 0.3229 0.5867\nC 0.4658 -0.5116 -0.0368\nC -0.8883 0.1670 -0.0273\nH 1.4999 1.1755 0.1322\nH -0.8487 1.1157 -0.5716\n",
+            "9\nethanol, heavy atoms out of SMILES order\nO 1.4311 0.3229 0.5867\nC 0.4658 -0.5116 -0.0368\nC -0.8883 0.1670 -0.0273\nH 1.4999 1.1755 0.1322\nH -0.8487 1.1157 -0.5716\nH -1.6379 -0.4527 -0.5232\nH -1.2064 0.3821 0.9971\nH 0.7755 -0.7373 -1.0612\nH 0.4094 -1.4616 0.5041\n",
         )
         .unwrap();
         let (elements, xyz) = read_xyz(&path).unwrap();
-        assert_eq!(elements, vec![8, 6, 6, 1, 1]);
+        assert_eq!(elements, vec![8, 6, 6, 1, 1, 1, 1, 1, 1]);
         let mol = Molecule::from_smiles("CCO").unwrap();
         let matched = match_coordinates(&mol, &elements, &xyz).unwrap();
         assert_eq!(matched[0], [-0.8883, 0.1670, -0.0273]);
@@ -447,5 +478,23 @@ $$$$
         // Wrong heavy-atom count.
         let e = match_coordinates(&Molecule::from_smiles("CC").unwrap(), &elements, &xyz);
         assert!(e.unwrap_err().to_string().contains("3 heavy atoms"));
+        // Hydrogens tell same-element atoms apart: acetic acid listed with the
+        // hydroxyl O before the carbonyl O; bond lengths alone accept both orders.
+        let acid = Molecule::from_smiles("CC(=O)O").unwrap();
+        let (el, geo): (Vec<u8>, Vec<[f64; 3]>) = [
+            (8, [1.95, -0.95, 0.0]), // O-H oxygen
+            (6, [0.0, 0.0, 0.0]),    // CH3
+            (6, [1.50, 0.10, 0.0]),  // carboxyl C
+            (8, [2.15, 1.15, 0.0]),  // C=O oxygen
+            (1, [2.90, -0.85, 0.0]), // H on the hydroxyl O
+            (1, [-0.40, 1.0, 0.0]),
+            (1, [-0.35, -0.50, 0.88]),
+            (1, [-0.35, -0.50, -0.88]),
+        ]
+        .into_iter()
+        .unzip();
+        let got = match_coordinates(&acid, &el, &geo).unwrap();
+        assert_eq!(got[2], [2.15, 1.15, 0.0]); // atom 2 is =O
+        assert_eq!(got[3], [1.95, -0.95, 0.0]); // atom 3 is the OH oxygen
     }
 }

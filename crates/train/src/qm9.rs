@@ -103,11 +103,17 @@ impl Qm9 {
     }
 
     /// Heavy-atom coordinates of molecule `i` (Angstrom).
+    ///
+    /// # Panics
+    /// If `i >= self.len()`.
     pub fn coordinates_of(&self, i: usize) -> &[[f32; 3]] {
         &self.coordinates[self.atom_offsets[i]..self.atom_offsets[i + 1]]
     }
 
     /// Value of column `c` for molecule `i`.
+    ///
+    /// # Panics
+    /// If `i` or `c` is out of range.
     pub fn target(&self, i: usize, c: usize) -> f32 {
         self.targets[i * self.index.columns.len() + c]
     }
@@ -324,7 +330,8 @@ pub fn convert_qm9_csv(
                 .map(|(c, name)| {
                     r.get(*c)
                         .and_then(|v| v.trim().parse::<f32>().ok())
-                        .ok_or(format!("target {name}: not a number"))
+                        .filter(|v| v.is_finite())
+                        .ok_or(format!("target {name}: not a finite number"))
                 })
                 .collect::<Result<Vec<f32>, String>>()?;
             Ok(Converted {
@@ -409,11 +416,11 @@ pub fn convert_qm9_csv(
 mod tests {
     use super::*;
 
-    /// Two molecules in qm9pack's format (methane and ethanol with its geometry listed
-    /// O first), and one whose geometry does not fit its SMILES.
+    /// Two molecules in qm9pack's format (methane with its hydrogens, ethanol with its
+    /// heavy-atom geometry listed O first), and one whose geometry does not fit its SMILES.
     const CSV: &str = "XYZ_file,Index,SMILES,InChi,N_atoms,Stoichiometry,Elements,XYZ_Ang,Mulliken_pop,Harmonic_Freq_cmi,Dipole_debye,HOMO_LUMO_gap_au
 \"a.xyz\",1,\"C\",\"x\",5,\"[]\",\"['C','H','H','H','H']\",\"[[-0.0127,1.0858,0.0080],[0.,-0.0060,0.0020],[1.0117,1.4638,0.0003],[-0.5408,1.4475,-0.8766],[-0.5238,1.4379,0.9064]]\",\"[]\",\"[]\",0.,0.5048
-\"b.xyz\",2,\"CCO\",\"x\",4,\"[]\",\"['O','C','C','H']\",\"[[1.4311,0.3229,0.5867],[0.4658,-0.5116,-0.0368],[-0.8883,0.1670,-0.0273],[1.4999,1.1755,0.1322]]\",\"[]\",\"[]\",1.6,0.3
+\"b.xyz\",2,\"CCO\",\"x\",4,\"[]\",\"['O','C','C']\",\"[[1.4311,0.3229,0.5867],[0.4658,-0.5116,-0.0368],[-0.8883,0.1670,-0.0273]]\",\"[]\",\"[]\",1.6,0.3
 \"c.xyz\",3,\"COC\",\"x\",3,\"[]\",\"['O','C','C']\",\"[[1.4311,0.3229,0.5867],[0.4658,-0.5116,-0.0368],[-0.8883,0.1670,-0.0273]]\",\"[]\",\"[]\",1.3,0.25
 ";
 

@@ -408,6 +408,7 @@ pub struct PretrainSummary {
 }
 
 /// 3D position-denoising pretraining in [`Mode::ThreeD`]: writes `pretrain.json`,
+/// `skipped.json` (molecules that could not be featurized, with reasons),
 /// `pretrained_model.bpk` (load with `TmRunSpec::init_from` and the same model
 /// configuration), `pretrain_metrics.json` and `pretrain_loss.png`.
 ///
@@ -429,8 +430,14 @@ pub fn pretrain_denoising(
     let qm9 = Qm9::load(&spec.data.dataset)?;
     let rows = spec.data.rows(qm9.len());
     let (features, skipped) = featurize_rows(&qm9, &rows, spec.model.limits.max_hops);
+    write_json(&run_dir.join("skipped.json"), &skipped)?;
     if !skipped.is_empty() {
-        eprintln!("featurize: skipped {} molecules", skipped.len());
+        eprintln!(
+            "featurize: skipped {} of {} molecules (see skipped.json); first: {}",
+            skipped.len(),
+            rows.len(),
+            skipped[0]
+        );
     }
     if features.is_empty() {
         return Err(TrainError::Invalid("no molecule to pretrain on".into()));
