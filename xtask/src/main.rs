@@ -81,7 +81,7 @@ enum ModelArg {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum DatasetArg {
-    /// QM9 from qm9pack (run `cargo xtask data qm9` first).
+    /// QM9 from qm9pack (downloaded and converted on first use, or by `cargo xtask data qm9`).
     Qm9,
 }
 
@@ -144,7 +144,8 @@ struct TrainArgs {
     /// Transformer-M channels during training and evaluation.
     #[arg(long, value_enum, default_value = "mixed")]
     mode: tm_cmd::ModeArg,
-    /// Transformer-M: start from a pretraining run (directory or .bpk file).
+    /// Transformer-M: start from a pretraining run directory (its model size is used)
+    /// or a .bpk model file (give the same --preset / size flags it was made with).
     #[arg(long)]
     init_from: Option<PathBuf>,
     /// Transformer-M size overrides.
@@ -481,7 +482,16 @@ fn main() -> Result<()> {
         } => {
             let source = match model {
                 ExportModel::Mat => {
-                    export_cmd::Source::Run(run.context("--run DIR is required to export a MAT")?)
+                    let run = run.context("--run DIR is required to export a MAT")?;
+                    if std::fs::read_to_string(run.join("run.json"))
+                        .is_ok_and(|t| t.contains("\"eval_mode\""))
+                    {
+                        bail!(
+                            "{} is a Transformer-M run: pass --model transformer-m",
+                            run.display()
+                        );
+                    }
+                    export_cmd::Source::Run(run)
                 }
                 ExportModel::TransformerM => export_cmd::Source::TransformerMRun(
                     run.context("--run DIR is required to export a Transformer-M")?,
@@ -648,6 +658,11 @@ fn train(args: TrainArgs) -> Result<()> {
         let [target] = &args.targets[..] else {
             bail!("--model transformer-m takes one --target");
         };
+        if target == "y" {
+            bail!(
+                "--model transformer-m needs --target with a QM9 column, e.g. --target HOMO_LUMO_gap_au"
+            );
+        }
         if matches!(args.preset, PresetArg::Pretrained) {
             bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
         }
@@ -669,6 +684,7 @@ fn train(args: TrainArgs) -> Result<()> {
                     seed: args.seed,
                 },
                 init_from: args.init_from,
+                size_given: args.size.any(),
                 out: args.out,
             },
             &args.device.device(),

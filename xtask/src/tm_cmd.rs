@@ -89,6 +89,7 @@ pub fn data_qm9(cache: Option<PathBuf>, force: bool) -> Result<PathBuf> {
             wheel.display()
         );
     }
+    println!("{QM9PACK_WHEEL}: SHA-256 {digest} verified");
     let raw = dir.join("raw");
     std::fs::create_dir_all(&raw)?;
     let script = format!(
@@ -156,6 +157,16 @@ pub struct TmSizeArgs {
     pub kernels: Option<usize>,
 }
 
+impl TmSizeArgs {
+    /// Whether any override was given.
+    pub fn any(&self) -> bool {
+        self.layers.is_some()
+            || self.d_model.is_some()
+            || self.heads.is_some()
+            || self.kernels.is_some()
+    }
+}
+
 /// The preset with the overrides applied.
 pub fn tm_config(base: bool, size: &TmSizeArgs) -> TransformerMConfig {
     let mut c = if base {
@@ -195,8 +206,10 @@ pub struct TmTrain {
     pub model: TransformerMConfig,
     /// Optimisation.
     pub train: TrainOptions,
-    /// Pretrained model file.
+    /// Pretraining run directory or model file.
     pub init_from: Option<PathBuf>,
+    /// Whether any size flag (--layers, --d-model, --heads, --kernels) was given.
+    pub size_given: bool,
     /// Run directory.
     pub out: PathBuf,
 }
@@ -209,13 +222,56 @@ pub fn train_tm(args: TmTrain, device: &Device) -> Result<()> {
         ModeArg::Both => (ModeProbabilities::fixed(Mode::Both), Mode::Both),
         ModeArg::Mixed => (ModeProbabilities::new(), Mode::Both),
     };
-    let init_from = args.init_from.map(|p| {
-        if p.is_dir() {
-            p.join("pretrained_model.bpk")
-        } else {
-            p
+    // --init-from: a pretraining run directory (its pretrain.json gives the model
+    // configuration) or a model file (the configuration must be given to match).
+    let mut model = args.model;
+    let init_from = match args.init_from {
+        None => None,
+        Some(p) if p.is_dir() => {
+            let file = p.join("pretrained_model.bpk");
+            let spec_path = p.join("pretrain.json");
+            if !file.exists() || !spec_path.exists() {
+                bail!(
+                    "{}: not a pretraining run (expected pretrained_model.bpk and pretrain.json from `cargo xtask pretrain`)",
+                    p.display()
+                );
+            }
+            let pre: PretrainSpec = serde_json::from_str(&std::fs::read_to_string(&spec_path)?)
+                .with_context(|| format!("{}: not a pretraining spec", spec_path.display()))?;
+            let size = |c: &TransformerMConfig| {
+                (
+                    c.num_layers,
+                    c.d_model,
+                    c.ffn_dim,
+                    c.num_heads,
+                    c.num_kernels,
+                )
+            };
+            if args.size_given && size(&pre.model) != size(&model) {
+                bail!(
+                    "{}: pretrained with (layers, d_model, ffn, heads, kernels) = {:?}, but this run asks for {:?}; drop the size flags to use the pretrained size",
+                    p.display(),
+                    size(&pre.model),
+                    size(&model)
+                );
+            }
+            println!(
+                "initialising from {} (layers {}, d_model {}, heads {}, kernels {})",
+                file.display(),
+                pre.model.num_layers,
+                pre.model.d_model,
+                pre.model.num_heads,
+                pre.model.num_kernels
+            );
+            model = pre.model.with_num_targets(model.num_targets);
+            Some(file)
         }
-    });
+        Some(p) if p.is_file() => {
+            println!("initialising from {}", p.display());
+            Some(p)
+        }
+        Some(p) => bail!("--init-from {}: no such file or directory", p.display()),
+    };
     let spec = TmRunSpec {
         data: Qm9Subset {
             dataset: args.dataset,
@@ -226,7 +282,7 @@ pub fn train_tm(args: TmTrain, device: &Device) -> Result<()> {
         target: args.target,
         modes,
         eval_mode,
-        model: args.model,
+        model,
         train: args.train,
         init_from,
         target_mean: 0.0,

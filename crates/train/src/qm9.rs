@@ -139,7 +139,7 @@ impl Qm9 {
         match prefixed[..] {
             [c] => Ok(c),
             _ => Err(TrainError::Invalid(format!(
-                "QM9 has no single column {name:?}; columns: {}",
+                "QM9 has no column matching {name:?} (exact, case-insensitive, or the unique column starting with {name:?} + '_'); columns: {}",
                 cols.join(", ")
             ))),
         }

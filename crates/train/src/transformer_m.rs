@@ -255,12 +255,19 @@ pub fn train_transformer_m(
     ad.seed(spec.train.seed);
     let mut model = spec.model.init(&ad);
     if let Some(path) = &spec.init_from {
-        model = model
-            .try_load_file(path)
-            .map_err(|e| TrainError::Checkpoint {
+        model = model.try_load_file(path).map_err(|e| {
+            let mut reason = format!("{e:?}");
+            if reason.len() > 400 {
+                reason.truncate(400);
+                reason.push_str("...");
+            }
+            TrainError::Checkpoint {
                 path: path.clone(),
-                reason: format!("{e:?} (the model configuration must match the file's)"),
-            })?;
+                reason: format!(
+                    "cannot load into this model configuration (it must match the file's): {reason}"
+                ),
+            }
+        })?;
     }
     let n_params = model.num_params();
     let mut optim = AdamConfig::new().init();
@@ -476,7 +483,7 @@ pub fn pretrain_denoising(
         let grads = GradientsParams::from_grads(loss.backward(), &model);
         let lr = warmup_linear(step, spec.warmup_steps, spec.steps, spec.learning_rate);
         model = optim.step(lr, model, grads);
-        if progress && (step % 25 == 0 || step == 1) {
+        if progress && (step % 25 == 0 || step == 1 || step == spec.steps) {
             eprintln!(
                 "step {step:>4}  denoising loss {value:.4}  {:.0}s",
                 started.elapsed().as_secs_f64()
