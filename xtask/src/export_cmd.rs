@@ -73,6 +73,21 @@ pub fn run(source: &Source, out: &Path, device: &Device) -> Result<()> {
 
 type Export = (onnx_protobuf::ModelProto, &'static str, Vec<Case>);
 
+/// Metadata every exported run carries: model family, molattn version, the model
+/// configuration (JSON) and the run id (the run directory's absolute path).
+fn run_metadata(model: &str, config_json: String, run: &Path) -> Vec<(String, String)> {
+    let run_id = std::fs::canonicalize(run)
+        .unwrap_or_else(|_| run.to_path_buf())
+        .display()
+        .to_string();
+    vec![
+        ("molattn.model".to_string(), model.to_string()),
+        ("molattn.version".into(), env!("CARGO_PKG_VERSION").into()),
+        ("molattn.model_config".into(), config_json),
+        ("molattn.run_id".into(), run_id),
+    ]
+}
+
 /// A run's best MAT, with held-out molecules from its test predictions as inputs.
 fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
     let spec = RunSpec::load(run)?;
@@ -110,26 +125,16 @@ fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
             want,
         });
     }
-    let run_id = std::fs::canonicalize(run)
-        .unwrap_or_else(|_| run.to_path_buf())
-        .display()
-        .to_string();
-    let metadata = vec![
-        ("molattn.model".to_string(), "mat".to_string()),
-        ("molattn.version".into(), env!("CARGO_PKG_VERSION").into()),
+    let mut metadata = run_metadata("mat", serde_json::to_string(&spec.model)?, run);
+    metadata.extend([
         (
-            "molattn.model_config".into(),
-            serde_json::to_string(&spec.model)?,
-        ),
-        (
-            "molattn.featurizer".into(),
+            "molattn.featurizer".to_string(),
             serde_json::to_string(&spec.featurizer)?,
         ),
         (
             "molattn.featurizer_version".into(),
             format!("mol-featurize {}", mol_featurize::VERSION),
         ),
-        ("molattn.run_id".into(), run_id),
         ("molattn.task".into(), serde_json::to_string(&spec.task)?),
         (
             "molattn.targets".into(),
@@ -143,7 +148,7 @@ fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
             "molattn.target_std".into(),
             serde_json::to_string(&spec.target_std)?,
         ),
-    ];
+    ]);
     Ok((export::mat_to_onnx(&model, &metadata), "prediction", cases))
 }
 
@@ -205,22 +210,12 @@ fn transformer_m_from_run(run: &Path, device: &Device) -> Result<Export> {
             want,
         });
     }
-    let run_id = std::fs::canonicalize(run)
-        .unwrap_or_else(|_| run.to_path_buf())
-        .display()
-        .to_string();
-    let metadata = vec![
-        ("molattn.model".to_string(), "transformer-m".to_string()),
-        ("molattn.version".into(), env!("CARGO_PKG_VERSION").into()),
+    let mut metadata = run_metadata("transformer-m", serde_json::to_string(&spec.model)?, run);
+    metadata.extend([
         (
-            "molattn.model_config".into(),
-            serde_json::to_string(&spec.model)?,
-        ),
-        (
-            "molattn.featurizer_version".into(),
+            "molattn.featurizer_version".to_string(),
             format!("mol-featurize {} (graphormer)", mol_featurize::VERSION),
         ),
-        ("molattn.run_id".into(), run_id),
         (
             "molattn.targets".into(),
             serde_json::to_string(&[&spec.target])?,
@@ -237,7 +232,7 @@ fn transformer_m_from_run(run: &Path, device: &Device) -> Result<Export> {
             "molattn.target_std".into(),
             serde_json::to_string(&[spec.target_std])?,
         ),
-    ];
+    ]);
     Ok((
         export::transformer_m_to_onnx(&model, &metadata),
         "prediction",

@@ -36,6 +36,36 @@ pub(crate) fn linear(g: &mut GraphBuilder, x: &str, name: &str, lin: &Linear) ->
     g.linear(x, name, (&shape, &w), b.as_deref())
 }
 
+/// Burn's `LayerNorm` over the last axis: `(x - mean) / sqrt(var + eps) * gamma + beta`
+/// with the biased variance; `names` are the initializer names of gamma and beta.
+pub(crate) fn burn_layer_norm(
+    g: &mut GraphBuilder,
+    x: &str,
+    names: (&str, &str),
+    ln: &burn::nn::LayerNorm,
+    eps: f64,
+) -> String {
+    let gamma = values(&ln.gamma);
+    let d = gamma.len();
+    let mean = g.reduce_mean(x, &[-1]);
+    let centred = g.sub(x, &mean);
+    let sq = g.mul(&centred, &centred);
+    let var = g.reduce_mean(&sq, &[-1]);
+    let eps = g.scalar(eps as f32);
+    let var = g.add(&var, &eps);
+    let std = g.node("Sqrt", &[&var], &[]);
+    let normed = g.div(&centred, &std);
+    let w = g.f32_tensor(names.0, &[d], &gamma);
+    let y = g.mul(&normed, &w);
+    match &ln.beta {
+        Some(beta) => {
+            let b = g.f32_tensor(names.1, &[d], &values(beta));
+            g.add(&y, &b)
+        }
+        None => y,
+    }
+}
+
 /// MAT LayerNorm (unbiased std, eps added to the std) or ScaleNorm over the last axis.
 fn norm(g: &mut GraphBuilder, x: &str, name: &str, norm: &MatNorm) -> String {
     match norm {

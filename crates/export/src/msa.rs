@@ -12,7 +12,7 @@ use models::MsaColumnGlobalAttention;
 use onnx_protobuf::ModelProto;
 
 use crate::graph::{Attr, Dim, Elem, GraphBuilder};
-use crate::mat::values;
+use crate::mat::{burn_layer_norm, values};
 
 /// Lowers `block` (its current weights) to an ONNX model; `metadata` goes into the
 /// model's `metadata_props`.
@@ -35,23 +35,13 @@ pub fn msa_global_attention_to_onnx(
 
     // Columns: [R, S, c_m]; LayerNorm (biased variance, haiku/Burn) over channels.
     let cols = g.transpose(&act, &[1, 0, 2]);
-    let mean = g.reduce_mean(&cols, &[-1]);
-    let centred = g.sub(&cols, &mean);
-    let sq = g.mul(&centred, &centred);
-    let var = g.reduce_mean(&sq, &[-1]);
-    let eps = g.scalar(block.layer_norm_eps as f32);
-    let var = g.add(&var, &eps);
-    let std = g.node("Sqrt", &[&var], &[]);
-    let normed = g.div(&centred, &std);
-    let gamma = g.f32_tensor("query_norm.scale", &[c_m], &values(&block.query_norm.gamma));
-    let normed = g.mul(&normed, &gamma);
-    let normed = match &block.query_norm.beta {
-        Some(beta) => {
-            let beta = g.f32_tensor("query_norm.offset", &[c_m], &values(beta));
-            g.add(&normed, &beta)
-        }
-        None => normed,
-    };
+    let normed = burn_layer_norm(
+        &mut g,
+        &cols,
+        ("query_norm.scale", "query_norm.offset"),
+        &block.query_norm,
+        block.layer_norm_eps,
+    );
 
     // Masked-mean query.
     let mask_cols = g.transpose(&mask, &[1, 0]); // [R, S]

@@ -15,7 +15,7 @@
 //! Output: `prediction` f32 `[batch, num_targets]`.
 
 use attn_core::mask::MASKED_LOGIT;
-use burn::nn::LayerNorm;
+use burn::nn::{Embedding, LayerNorm};
 use models::transformer_m::{
     EncoderLayer, GAUSSIAN_STD_EPS, LAYER_NORM_EPS, Mode, TransformerM, pair_types,
 };
@@ -23,31 +23,14 @@ use mol_featurize::GraphormerBatchData;
 use onnx_protobuf::ModelProto;
 
 use crate::graph::{Attr, Dim, Elem, GraphBuilder};
-use crate::mat::{linear, values};
+use crate::mat::{burn_layer_norm, linear, values};
 use crate::verify::Feed;
 
-/// Burn's LayerNorm (the model builds every one with [`LAYER_NORM_EPS`]): biased
-/// variance, `eps` inside the square root.
+/// Burn's LayerNorm with the model's [`LAYER_NORM_EPS`], parameters named `{name}.gamma` /
+/// `{name}.beta`.
 fn layer_norm(g: &mut GraphBuilder, x: &str, name: &str, ln: &LayerNorm) -> String {
-    let gamma = values(&ln.gamma);
-    let d = gamma.len();
-    let mean = g.reduce_mean(x, &[-1]);
-    let centred = g.sub(x, &mean);
-    let sq = g.mul(&centred, &centred);
-    let var = g.reduce_mean(&sq, &[-1]);
-    let eps = g.scalar(LAYER_NORM_EPS as f32);
-    let var = g.add(&var, &eps);
-    let std = g.node("Sqrt", &[&var], &[]);
-    let normed = g.div(&centred, &std);
-    let w = g.f32_tensor(&format!("{name}.gamma"), &[d], &gamma);
-    let y = g.mul(&normed, &w);
-    match &ln.beta {
-        Some(beta) => {
-            let b = g.f32_tensor(&format!("{name}.beta"), &[d], &values(beta));
-            g.add(&y, &b)
-        }
-        None => y,
-    }
+    let names = (format!("{name}.gamma"), format!("{name}.beta"));
+    burn_layer_norm(g, x, (&names.0, &names.1), ln, LAYER_NORM_EPS)
 }
 
 /// Exact GELU: `0.5 x (1 + erf(x / sqrt 2))`.
@@ -62,15 +45,21 @@ fn gelu(g: &mut GraphBuilder, x: &str) -> String {
     g.mul(x, &t)
 }
 
-/// `Gather(table, index)` along rows.
+/// `Gather(table, index)` along rows of an embedding table; with `zero_padding_row`
+/// row 0 is written as zeros.
 fn embed(
     g: &mut GraphBuilder,
     name: &str,
-    weight: &[f32],
-    shape: [usize; 2],
+    table: &Embedding,
     index: &str,
+    zero_padding_row: bool,
 ) -> String {
-    let table = g.f32_tensor(name, &shape, weight);
+    let [rows, dim] = table.weight.dims();
+    let mut weight = values(&table.weight);
+    if zero_padding_row {
+        weight[..dim].fill(0.0);
+    }
+    let table = g.f32_tensor(name, &[rows, dim], &weight);
     g.node("Gather", &[&table, index], &[("axis", Attr::Int(0))])
 }
 
@@ -181,20 +170,13 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
     let sq = g.add(&sq, &tiny);
     let dist = g.node("Sqrt", &[&sq], &[]);
     let gauss = &model.gaussian;
-    let rows = gauss.mul.weight.dims();
-    let gamma = embed(
-        &mut g,
-        "gaussian.mul.weight",
-        &values(&gauss.mul.weight),
-        [rows[0], rows[1]],
-        &pair_type,
-    );
+    let gamma = embed(&mut g, "gaussian.mul.weight", &gauss.mul, &pair_type, false);
     let beta = embed(
         &mut g,
         "gaussian.bias.weight",
-        &values(&gauss.bias.weight),
-        [rows[0], rows[1]],
+        &gauss.bias,
         &pair_type,
+        false,
     );
     let x = g.mul(&gamma, &dist);
     let x = g.add(&x, &beta); // [B, N, N, 1]
@@ -238,23 +220,21 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
 
     // Atom features.
     let enc = &model.atom_encoder;
-    let table = enc.atom_embedding.weight.dims();
     let atoms = embed(
         &mut g,
         "atom_encoder.atom_embedding.weight",
-        &values(&enc.atom_embedding.weight),
-        [table[0], table[1]],
+        &enc.atom_embedding,
         &atom_index,
+        false,
     );
     let atoms = g.reduce_sum(&atoms, &[2]);
     let atoms = g.reshape(&atoms, &[0, 0, d as i64]);
-    let table = enc.degree_embedding.weight.dims();
     let degree = embed(
         &mut g,
         "atom_encoder.degree_embedding.weight",
-        &values(&enc.degree_embedding.weight),
-        [table[0], table[1]],
+        &enc.degree_embedding,
         &degree_index,
+        false,
     );
     let degree = g.mul(&degree, &s2_3);
     let atoms = g.add(&atoms, &degree);
@@ -274,24 +254,20 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
 
     // 2D biases.
     let be = &model.bias_encoder;
-    let table = be.spatial_embedding.weight.dims();
     let spatial = embed(
         &mut g,
         "bias_encoder.spatial_embedding.weight",
-        &values(&be.spatial_embedding.weight),
-        [table[0], table[1]],
+        &be.spatial_embedding,
         &spatial_index,
+        false,
     );
     // Burn masks rows of bond index 0 ("no bond"): the same as a zero row 0 here.
-    let mut edge_table = values(&be.edge_embedding.weight);
-    edge_table[..h].fill(0.0);
-    let table = be.edge_embedding.weight.dims();
     let edge = embed(
         &mut g,
         "bias_encoder.edge_embedding.weight",
-        &edge_table,
-        [table[0], table[1]],
+        &be.edge_embedding,
         &edge_index,
+        true,
     ); // [B,N,N,M,3,H]
     let edge = g.reduce_mean(&edge, &[4]); // [B,N,N,M,1,H]
     let hop_w = g.f32_tensor(

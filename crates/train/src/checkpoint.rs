@@ -65,6 +65,15 @@ pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<(), TrainError
     fs::rename(&tmp, path).map_err(|e| TrainError::io(path, e))
 }
 
+/// Writes `value` as pretty JSON, atomically ([`write_file_atomically`]).
+///
+/// # Errors
+/// [`TrainError::Invalid`] if it cannot be serialised, [`TrainError::Io`] naming the path.
+pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), TrainError> {
+    let bytes = serde_json::to_vec_pretty(value).map_err(|e| TrainError::Invalid(e.to_string()))?;
+    write_file_atomically(path, &bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

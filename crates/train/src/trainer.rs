@@ -29,7 +29,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-use crate::checkpoint::{resolve, write_atomically, write_file_atomically};
+use crate::checkpoint::{resolve, write_atomically, write_file_atomically, write_json};
 use crate::data::MoleculeTable;
 use crate::error::TrainError;
 use crate::metrics::{mae, rmse, roc_auc};
@@ -767,9 +767,4 @@ fn write_test_predictions(
         })?;
     }
     w.flush().map_err(|e| TrainError::io(path, e))
-}
-
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), TrainError> {
-    let bytes = serde_json::to_vec_pretty(value).map_err(|e| TrainError::Invalid(e.to_string()))?;
-    write_file_atomically(path, &bytes)
 }

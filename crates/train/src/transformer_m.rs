@@ -29,6 +29,7 @@ use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::checkpoint::write_json;
 use crate::error::TrainError;
 use crate::metrics::mae;
 use crate::qm9::{HARTREE_EV, Qm9};
@@ -128,13 +129,16 @@ pub struct TmSummary {
     pub eval_mode: Mode,
 }
 
-/// Featurized molecules of `rows` (in order) with their dataset rows; skipped rows are
-/// reported with their reason.
-fn featurize_rows(
+/// Featurized molecules of `subset` (in its order) with their dataset rows. Molecules
+/// that fail are written with their reasons to `run_dir/skipped.json` and counted (the
+/// second value); the first is printed.
+fn featurize_subset(
     qm9: &Qm9,
-    rows: &[usize],
+    subset: &Qm9Subset,
     max_hops: usize,
-) -> (Vec<(usize, GraphormerFeatures)>, Vec<String>) {
+    run_dir: &Path,
+) -> Result<(Vec<(usize, GraphormerFeatures)>, usize), TrainError> {
+    let rows = subset.rows(qm9.len());
     let results: Vec<Result<(usize, GraphormerFeatures), String>> = rows
         .par_iter()
         .map(|&r| {
@@ -153,7 +157,15 @@ fn featurize_rows(
             Err(e) => skipped.push(e),
         }
     }
-    (kept, skipped)
+    write_json(&run_dir.join("skipped.json"), &skipped)?;
+    if let Some(first) = skipped.first() {
+        eprintln!(
+            "featurize: skipped {} of {} molecules (see skipped.json); first: {first}",
+            skipped.len(),
+            rows.len(),
+        );
+    }
+    Ok((kept, skipped.len()))
 }
 
 /// Learning rate at `step` (1-based): linear warm-up to `peak` over `warmup` steps,
@@ -209,18 +221,9 @@ pub fn train_transformer_m(
     let units = qm9.index.units[column].clone();
 
     let t0 = Instant::now();
-    let rows = spec.data.rows(qm9.len());
-    let (features, skipped) = featurize_rows(&qm9, &rows, spec.model.limits.max_hops);
+    let (features, n_skipped) =
+        featurize_subset(&qm9, &spec.data, spec.model.limits.max_hops, run_dir)?;
     let featurize_seconds = t0.elapsed().as_secs_f64();
-    write_json(&run_dir.join("skipped.json"), &skipped)?;
-    if !skipped.is_empty() {
-        eprintln!(
-            "featurize: skipped {} of {} molecules (see skipped.json); first: {}",
-            skipped.len(),
-            rows.len(),
-            skipped[0]
-        );
-    }
     let positions: Vec<usize> = (0..features.len()).collect();
     let split = random_split(&positions, (0.8, 0.1), spec.train.seed);
     if split.train.is_empty() || split.valid.is_empty() || split.test.is_empty() {
@@ -359,7 +362,7 @@ pub fn train_transformer_m(
         n_train: train_x.len(),
         n_valid: valid_x.len(),
         n_test: test_x.len(),
-        n_skipped: skipped.len(),
+        n_skipped,
         epochs,
         best_epoch,
         featurize_seconds,
@@ -435,17 +438,7 @@ pub fn pretrain_denoising(
     std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
     write_json(&run_dir.join("pretrain.json"), spec)?;
     let qm9 = Qm9::load(&spec.data.dataset)?;
-    let rows = spec.data.rows(qm9.len());
-    let (features, skipped) = featurize_rows(&qm9, &rows, spec.model.limits.max_hops);
-    write_json(&run_dir.join("skipped.json"), &skipped)?;
-    if !skipped.is_empty() {
-        eprintln!(
-            "featurize: skipped {} of {} molecules (see skipped.json); first: {}",
-            skipped.len(),
-            rows.len(),
-            skipped[0]
-        );
-    }
+    let (features, _) = featurize_subset(&qm9, &spec.data, spec.model.limits.max_hops, run_dir)?;
     if features.is_empty() {
         return Err(TrainError::Invalid("no molecule to pretrain on".into()));
     }
@@ -522,11 +515,6 @@ pub fn pretrain_denoising(
         "1 - cos(predicted, noise)",
     )?;
     Ok(summary)
-}
-
-fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), TrainError> {
-    let text = serde_json::to_vec_pretty(value).map_err(|e| TrainError::Invalid(e.to_string()))?;
-    std::fs::write(path, text).map_err(|e| TrainError::io(path, e))
 }
 
 #[cfg(test)]
