@@ -10,11 +10,15 @@ use burn::tensor::Device;
 use clap::{Parser, Subcommand, ValueEnum};
 use models::{MatBatch, MatConfig};
 use mol_featurize::conformer::CoordinateMethod;
-use mol_featurize::{ConformerOptions, MatFeaturizer, featurize_all, pad_batch};
+use mol_featurize::{
+    ConformerOptions, MatFeaturizer, featurize_all, featurize_all_cached, pad_batch,
+};
 use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
+#[cfg(feature = "onnx")]
 mod export_cmd;
+mod featurize_bench;
 mod msa_bench;
 mod parity;
 mod tm_cmd;
@@ -51,24 +55,42 @@ enum ExportModel {
 enum DeviceArg {
     /// Pure-Rust CPU backend.
     Flex,
-    /// wgpu (Vulkan / Metal / lavapipe).
-    #[cfg(feature = "wgpu")]
+    /// wgpu (Vulkan / Metal / lavapipe); needs a build with the `wgpu` feature.
     Wgpu,
-    /// CUDA device 0.
-    #[cfg(feature = "cuda")]
+    /// CUDA device 0; needs a build with the `cuda` feature.
     Cuda,
 }
 
 impl DeviceArg {
-    fn device(self) -> Device {
+    /// The Burn device, or an error naming the cargo feature this binary was built without.
+    fn device(self) -> Result<Device> {
         match self {
-            DeviceArg::Flex => Device::flex(),
+            DeviceArg::Flex => Ok(Device::flex()),
             #[cfg(feature = "wgpu")]
-            DeviceArg::Wgpu => Device::wgpu(burn::tensor::DeviceKind::DefaultDevice),
+            DeviceArg::Wgpu => Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)),
+            #[cfg(not(feature = "wgpu"))]
+            DeviceArg::Wgpu => Err(missing_feature("wgpu", "--device wgpu")),
             #[cfg(feature = "cuda")]
-            DeviceArg::Cuda => Device::cuda(0),
+            DeviceArg::Cuda => Ok(Device::cuda(0)),
+            #[cfg(not(feature = "cuda"))]
+            DeviceArg::Cuda => Err(missing_feature("cuda", "--device cuda")),
         }
     }
+}
+
+/// The error for a command or option that this build left out to build faster: it names
+/// the cargo feature and the alias that builds it (docs/BUILD.md).
+#[allow(dead_code)] // unused when every optional feature is on
+fn missing_feature(feature: &str, what: &str) -> anyhow::Error {
+    let how = match feature {
+        "onnx" => "cargo xtask-onnx <command> (or cargo xtask-full)",
+        "wgpu" => "cargo xtask-full <command>",
+        _ => "cargo run -p xtask --features cuda -- <command> (README: Backends)",
+    };
+    anyhow::anyhow!(
+        "{what} needs the `{feature}` feature, which the default build leaves out to build \
+         faster; rebuild with it: {how}"
+    )
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -132,9 +154,13 @@ struct TrainArgs {
     /// A prepared dataset instead of --data (Transformer-M: qm9).
     #[arg(long, value_enum)]
     dataset: Option<DatasetArg>,
-    /// Cache folder of prepared datasets (default: $MOLATTN_CACHE or ~/.cache/molattn).
+    /// Cache folder: the conformer cache and prepared datasets (default:
+    /// $MOLATTN_CACHE, else ~/.cache/molattn).
     #[arg(long)]
     cache: Option<PathBuf>,
+    /// Embed every molecule; neither read nor write the conformer cache.
+    #[arg(long)]
+    no_cache: bool,
     /// Use this many molecules of the dataset (shuffled with seed 0).
     #[arg(long)]
     limit: Option<usize>,
@@ -212,6 +238,13 @@ enum Command {
         /// CSV with a SMILES column.
         #[arg(long)]
         data: PathBuf,
+        /// Cache folder: the conformer cache and prepared datasets (default:
+        /// $MOLATTN_CACHE, else ~/.cache/molattn).
+        #[arg(long)]
+        cache: Option<PathBuf>,
+        /// Embed every molecule; neither read nor write the conformer cache.
+        #[arg(long)]
+        no_cache: bool,
         /// SMILES column.
         #[arg(long, default_value = "smiles")]
         smiles_column: String,
@@ -297,6 +330,13 @@ enum Command {
         /// Run directory written by `train`.
         #[arg(long)]
         run: PathBuf,
+        /// Cache folder: the conformer cache and prepared datasets (default:
+        /// $MOLATTN_CACHE, else ~/.cache/molattn).
+        #[arg(long)]
+        cache: Option<PathBuf>,
+        /// Embed every molecule; neither read nor write the conformer cache.
+        #[arg(long)]
+        no_cache: bool,
         /// CSV of molecules.
         #[arg(long)]
         data: Option<PathBuf>,
@@ -387,12 +427,22 @@ enum Command {
         /// Datasets folder (default: $MOLATTN_DATA or ../shared/datasets).
         #[arg(long)]
         datasets: Option<PathBuf>,
-        /// Molecules featurized per measurement.
+        /// Molecules featurized per measurement (the first of ESOL; with --featurize or
+        /// --compare-rdkit, the first of ESOL and the first of BBBP).
         #[arg(long, default_value_t = 200)]
         molecules: usize,
         /// Backend.
         #[arg(long, value_enum, default_value = "flex")]
         device: DeviceArg,
+        /// Only featurization: the time of each stage (parse, ETKDG, UFF, 2D layout,
+        /// distances, features) per molecule, 1 thread and all threads, by heavy-atom
+        /// count.
+        #[arg(long)]
+        featurize: bool,
+        /// Only featurization, against RDKit's pipeline on the same molecules and cores
+        /// (needs python3 with rdkit and numpy).
+        #[arg(long)]
+        compare_rdkit: bool,
     },
 }
 
@@ -400,6 +450,8 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Featurize {
             data,
+            cache,
+            no_cache,
             smiles_column,
             coords,
             out,
@@ -410,7 +462,8 @@ fn main() -> Result<()> {
                 Some(run) => RunSpec::load(&run)?.featurizer,
                 None => featurizer(coords, 42, false),
             };
-            featurize(&data, &smiles_column, &featurizer, out, format)
+            let cache = conformer_cache_dir(cache, no_cache);
+            featurize(&data, &smiles_column, &featurizer, cache, out, format)
         }
         Command::Train(args) => train(args),
         Command::Data {
@@ -452,16 +505,26 @@ fn main() -> Result<()> {
                 noise_std,
                 seed,
             };
-            tm_cmd::pretrain(spec, &out, &device.device())
+            tm_cmd::pretrain(spec, &out, &device.device()?)
         }
         Command::Predict {
             run,
+            cache,
+            no_cache,
             data,
             smiles_column,
             smiles,
             out,
             device,
-        } => predict(&run, data, &smiles_column, smiles, out, device),
+        } => predict(
+            &run,
+            data,
+            &smiles_column,
+            smiles,
+            out,
+            device,
+            conformer_cache_dir(cache, no_cache),
+        ),
         Command::Demo {
             datasets,
             out,
@@ -470,8 +533,40 @@ fn main() -> Result<()> {
         Command::Bench {
             datasets,
             molecules,
+            featurize,
+            compare_rdkit,
+            ..
+        } if featurize || compare_rdkit => {
+            let dir = datasets_dir(datasets)?;
+            let smiles = featurize_bench::benchmark_smiles(&dir, molecules)?;
+            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+            if featurize {
+                featurize_bench::stage_profile(
+                    &smiles,
+                    &featurizer(CoordsArg::Embed3d, 42, false),
+                )?;
+            }
+            if compare_rdkit {
+                featurize_bench::compare_rdkit(
+                    &root,
+                    &smiles,
+                    &featurizer(CoordsArg::Embed3d, 42, false),
+                    &featurizer(CoordsArg::Topological, 42, false),
+                )?;
+            }
+            Ok(())
+        }
+        Command::Bench {
+            datasets,
+            molecules,
             device,
+            ..
         } => bench(datasets, molecules, device),
+        #[cfg(not(feature = "onnx"))]
+        Command::Export { .. } => Err(missing_feature("onnx", "cargo xtask export")),
+        #[cfg(not(feature = "onnx"))]
+        Command::OnnxRoundtrip => Err(missing_feature("onnx", "cargo xtask onnx-roundtrip")),
+        #[cfg(feature = "onnx")]
         Command::Export {
             model,
             run,
@@ -504,6 +599,7 @@ fn main() -> Result<()> {
             };
             export_cmd::run(&source, &out, &Device::flex())
         }
+        #[cfg(feature = "onnx")]
         Command::OnnxRoundtrip => {
             export_cmd::onnx_roundtrip(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
         }
@@ -522,7 +618,7 @@ fn main() -> Result<()> {
                 runs,
                 bf16,
             },
-            &device.device(),
+            &device.device()?,
         ),
         Command::Parity {
             datasets,
@@ -557,12 +653,18 @@ fn datasets_dir(given: Option<PathBuf>) -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// The conformer cache folder of a command: `--cache`, else the default cache folder;
+/// `None` with `--no-cache`.
+fn conformer_cache_dir(cache: Option<PathBuf>, no_cache: bool) -> Option<PathBuf> {
+    (!no_cache).then(|| tm_cmd::cache_dir(cache))
+}
+
 fn featurizer(coords: CoordsArg, seed: u64, reference_compat: bool) -> MatFeaturizer {
     MatFeaturizer {
         reference_compat,
         conformer: ConformerOptions {
             method: coords.into(),
-            seed: seed.max(1),
+            seed,
             ..Default::default()
         },
         ..Default::default()
@@ -573,13 +675,16 @@ fn featurize(
     data: &Path,
     smiles_column: &str,
     featurizer: &MatFeaturizer,
+    cache: Option<PathBuf>,
     out: Option<PathBuf>,
     format: FeatureFormat,
 ) -> Result<()> {
     let smiles = train::data::read_smiles_csv(data, smiles_column)?;
     let t0 = Instant::now();
-    let (features, report) = featurize_all(&smiles, featurizer, true);
+    let cache = train::open_conformer_cache(cache.as_deref());
+    let (features, report) = featurize_all_cached(&smiles, featurizer, true, cache.as_ref());
     let secs = t0.elapsed().as_secs_f64();
+    train::print_cache_report(&report);
     println!(
         "featurized {} of {} molecules in {secs:.1}s ({:.1} mol/s); skipped {}",
         report.n_ok,
@@ -601,11 +706,15 @@ fn featurize(
                 .with_context(|| out.display().to_string())?;
             println!("wrote {}", out.display());
         }
+        #[cfg(feature = "onnx")]
         (Some(out), FeatureFormat::Npz) => write_npz(&out, &features)?,
+        #[cfg(not(feature = "onnx"))]
+        (Some(_), FeatureFormat::Npz) => return Err(missing_feature("onnx", "--format npz")),
     }
     Ok(())
 }
 
+#[cfg(feature = "onnx")]
 /// Writes every featurized molecule as one padded batch to a NumPy `.npz`: the inputs of
 /// an exported MAT plus `row` (input row of each molecule; skipped rows are absent).
 fn write_npz(out: &Path, features: &[Option<mol_featurize::MatFeatures>]) -> Result<()> {
@@ -687,7 +796,7 @@ fn train(args: TrainArgs) -> Result<()> {
                 size_given: args.size.any(),
                 out: args.out,
             },
-            &args.device.device(),
+            &args.device.device()?,
         );
     }
     let data = args
@@ -748,8 +857,9 @@ fn train(args: TrainArgs) -> Result<()> {
         resume: args.resume,
         progress: true,
         stop_after_epochs: None,
+        conformer_cache: conformer_cache_dir(args.cache.clone(), args.no_cache),
     };
-    let summary = train_run(&spec, &args.out, &control, &args.device.device())?;
+    let summary = train_run(&spec, &args.out, &control, &args.device.device()?)?;
     println!("{}", serde_json::to_string_pretty(&summary)?);
     println!("run written to {}", args.out.display());
     Ok(())
@@ -762,6 +872,7 @@ fn predict(
     mut smiles: Vec<String>,
     out: Option<PathBuf>,
     device: DeviceArg,
+    cache: Option<PathBuf>,
 ) -> Result<()> {
     if let Some(path) = data {
         smiles.extend(train::data::read_smiles_csv(&path, smiles_column)?);
@@ -769,7 +880,8 @@ fn predict(
     if smiles.is_empty() {
         bail!("nothing to predict: give --data or --smiles");
     }
-    let (predictions, report, spec) = predict_smiles(run, &smiles, &device.device())?;
+    let (predictions, report, spec) =
+        predict_smiles(run, &smiles, &device.device()?, cache.as_deref())?;
     let mut w: csv::Writer<Box<dyn std::io::Write>> = match &out {
         Some(p) => csv::Writer::from_writer(Box::new(
             std::fs::File::create(p).with_context(|| p.display().to_string())?,
@@ -835,6 +947,7 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         resume: false,
         progress: true,
         stop_after_epochs: None,
+        conformer_cache: conformer_cache_dir(None, false),
     };
     let summary = train_run(&spec, out, &control, &Device::flex())?;
     println!(
@@ -852,7 +965,12 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         ("not a molecule", "C1CC"),
     ];
     let smiles: Vec<String> = named.iter().map(|(_, s)| s.to_string()).collect();
-    let (predictions, _, _) = predict_smiles(out, &smiles, &Device::flex())?;
+    let (predictions, _, _) = predict_smiles(
+        out,
+        &smiles,
+        &Device::flex(),
+        conformer_cache_dir(None, false).as_deref(),
+    )?;
     println!("predicted hydration free energy (standardised):");
     for ((name, _), p) in named.iter().zip(&predictions) {
         match (&p.values, &p.error) {
@@ -900,13 +1018,13 @@ fn bench(datasets: Option<PathBuf>, molecules: usize, device: DeviceArg) -> Resu
     println!(
         "MAT forward, batch 32 (N = {} atoms after padding), device {:?}:",
         data.n_atoms,
-        device.device()
+        device.device()?
     );
     for (name, config) in [
         ("small", MatConfig::small()),
         ("pretrained", MatConfig::pretrained()),
     ] {
-        let dev = device.device();
+        let dev = device.device()?;
         dev.seed(0);
         let model = config.with_dropout(0.0).init(&dev);
         let batch = MatBatch::from_data(&data, &dev);

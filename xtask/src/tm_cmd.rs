@@ -32,11 +32,8 @@ const PARTS: [&str; 3] = [
 /// The cache root: `--cache`, else `$MOLATTN_CACHE`, else `~/.cache/molattn`.
 pub fn cache_dir(given: Option<PathBuf>) -> PathBuf {
     given
-        .or_else(|| std::env::var_os("MOLATTN_CACHE").map(PathBuf::from))
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| ".".into()))
-                .join(".cache/molattn")
-        })
+        .or_else(mol_featurize::cache::default_cache_dir)
+        .unwrap_or_else(|| PathBuf::from(".cache/molattn"))
 }
 
 fn sha256(path: &Path) -> Result<String> {

@@ -1,24 +1,29 @@
 //! Atom coordinates (Angstrom) for the distance matrices of MAT and Transformer-M.
 //!
-//! The reference recipe (MAT `data_utils.py`) is RDKit ETKDG + UFF on the molecule with
-//! hydrogens, falling back to a 2D layout. Here:
-//! - 3D: ETKDG distance geometry from the pure-Rust `sci-form` crate, run on **each
-//!   fragment separately** (a salt's ions are embedded one by one; the reference stacks
-//!   them at 0 Angstrom) and the fragments placed [`FRAGMENT_GAP_ANGSTROM`] apart along x.
-//!   Hydrogens are added for the embedding and dropped afterwards: they never become
-//!   graph nodes (the reference's 2D fallback leaks them; we do not).
-//! - Every embedding has a wall-clock budget ([`ConformerOptions::timeout`]); past it the
-//!   next method of the chain is used: 3D -> 2D layout (RDKit `Compute2DCoords` port,
-//!   z = 0) -> topological distances (bonds on the shortest path x
-//!   [`TOPOLOGICAL_BOND_ANGSTROM`]). Which one served is returned and counted by
+//! The reference recipe (MAT `data_utils.py`) is RDKit `AddHs`, `EmbedMolecule` (ETKDG),
+//! `UFFOptimizeMolecule` and `RemoveHs`, falling back to a 2D layout. Here:
+//! - 3D: the same recipe through `chematic`'s ports of RDKit: `add_hydrogens` (AddHs atom
+//!   order), `rdkit_embed_molecule` (ETKDGv3, RDKit's random-number stream, seed
+//!   [`ConformerOptions::seed`]) and `RdkitUffField::optimize` (RDKit UFF with analytic
+//!   gradients and RDKit's BFGS: gradient scaling, FUNCTOL/MOVETOL, [`UFF_MAX_ITERATIONS`]).
+//!   Each fragment is embedded on its own (as RDKit does); we then place the fragments
+//!   [`FRAGMENT_GAP_ANGSTROM`] apart along x (the reference leaves a salt's ions on top of
+//!   each other). Hydrogens are dropped afterwards: they never become graph nodes.
+//! - Bounded work, no threads: the embedding has no cancellation, so its work is bounded
+//!   up front, deterministically: at most [`ConformerOptions::max_embed_attempts`]
+//!   attempts, and molecules above [`ConformerOptions::max_heavy_atoms_3d`] heavy atoms go
+//!   straight to the next method. The fallback chain is 3D -> 2D layout (RDKit
+//!   `Compute2DCoords` port, z = 0) -> topological distances (bonds on the shortest path x
+//!   [`TOPOLOGICAL_BOND_ANGSTROM`]); which one served is returned and counted by
 //!   [`crate::dataset::featurize_all`].
 //! - Deterministic for a given seed.
 
-use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use chematic::core::{AtomIdx, MoleculeBuilder};
-use chematic::smiles::{rdkit_2d_coords, write_with_atom_order};
+use chematic::smiles::rdkit_2d_coords;
+use chematic_3d::rdkit_embed::{RdkitEmbedOptions, rdkit_embed_molecule};
+use chematic_chem::add_hydrogens;
+use chematic_ff::rdkit_uff::RdkitUffField;
 use serde::{Deserialize, Serialize};
 
 use crate::molecule::{Molecule, guard};
@@ -29,13 +34,24 @@ pub const FRAGMENT_GAP_ANGSTROM: f64 = 10.0;
 /// C-C / C-N / C-O bond.
 pub const TOPOLOGICAL_BOND_ANGSTROM: f64 = 1.5;
 /// BFGS iterations of the UFF minimisation (RDKit's `UFFOptimizeMolecule` uses 200).
-pub const UFF_MAX_ITERATIONS: usize = 200;
+pub const UFF_MAX_ITERATIONS: u32 = 200;
+/// RDKit `UFFOptimizeMolecule`'s van der Waals threshold (`vdwThresh`).
+pub const UFF_VDW_THRESHOLD: f64 = 10.0;
+/// Default [`ConformerOptions::max_embed_attempts`]. RDKit's default (0) means 10 x the
+/// atom count with hydrogens, which for a molecule that cannot be embedded means minutes;
+/// on the shared datasets every molecule that embeds at all does so within the first
+/// few attempts (docs/BENCHMARKS.md).
+pub const DEFAULT_MAX_EMBED_ATTEMPTS: u32 = 200;
+/// Default [`ConformerOptions::max_heavy_atoms_3d`]: measured embedding + UFF time grows
+/// about cubically with size (docs/BENCHMARKS.md); above this a molecule gets the 2D
+/// layout, which is fast at any size.
+pub const DEFAULT_MAX_HEAVY_ATOMS_3D: usize = 250;
 
 /// Where a molecule's coordinates come from, in fallback order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CoordinateMethod {
-    /// ETKDG 3D conformer (sci-form), fragments embedded apart.
+    /// ETKDG 3D conformer (+ UFF), fragments embedded apart.
     Embed3d,
     /// 2D depiction layout (port of RDKit `Compute2DCoords`), z = 0.
     Layout2d,
@@ -46,15 +62,23 @@ pub enum CoordinateMethod {
 /// The method that actually produced a molecule's distances.
 pub type CoordinateSource = CoordinateMethod;
 
+/// Heavy-atom coordinates (Angstrom, one `[x, y, z]` per atom of [`Molecule::atoms`])
+/// and the method that produced them.
+pub type Coordinates = (Vec<[f64; 3]>, CoordinateMethod);
+
 /// How to obtain coordinates.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConformerOptions {
     /// First method to try; later ones in the chain are fallbacks.
     pub method: CoordinateMethod,
-    /// Seed of the embedding (0 is replaced by 1: sci-form's generator degenerates at 0).
+    /// Seed of the embedding (RDKit `randomSeed`; taken modulo 2^31).
     pub seed: u64,
-    /// Wall-clock budget of one molecule's 3D embedding.
-    pub timeout: Duration,
+    /// Embedding attempts before falling back (RDKit `maxIterations`).
+    #[serde(default = "default_max_embed_attempts")]
+    pub max_embed_attempts: u32,
+    /// Molecules with more heavy atoms than this are not embedded in 3D.
+    #[serde(default = "default_max_heavy_atoms_3d")]
+    pub max_heavy_atoms_3d: usize,
     /// Minimise each embedded conformer with UFF (reference recipe); on by default.
     #[serde(default = "default_true")]
     pub uff_optimize: bool,
@@ -64,241 +88,159 @@ fn default_true() -> bool {
     true
 }
 
+fn default_max_embed_attempts() -> u32 {
+    DEFAULT_MAX_EMBED_ATTEMPTS
+}
+
+fn default_max_heavy_atoms_3d() -> usize {
+    DEFAULT_MAX_HEAVY_ATOMS_3D
+}
+
 impl Default for ConformerOptions {
     fn default() -> Self {
         Self {
             method: CoordinateMethod::Embed3d,
             seed: 42,
-            timeout: Duration::from_secs(5),
+            max_embed_attempts: DEFAULT_MAX_EMBED_ATTEMPTS,
+            max_heavy_atoms_3d: DEFAULT_MAX_HEAVY_ATOMS_3D,
             uff_optimize: true,
         }
     }
 }
 
+/// Wall-clock time of the stages of one molecule's [`coordinates`] (for the stage
+/// profile of `cargo xtask bench --featurize`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ConformerTimings {
+    /// Adding hydrogens and ETKDG embedding (all attempts).
+    pub embed: Duration,
+    /// UFF set-up and minimisation.
+    pub minimise: Duration,
+    /// 2D layout (when the 3D embedding was not used).
+    pub layout_2d: Duration,
+}
+
 /// Heavy-atom coordinates of `mol` (Angstrom, one `[x, y, z]` per atom in
 /// [`Molecule::atoms`] order) and the method that produced them, or `None` when every
 /// coordinate method failed (use [`distances`] to get the topological fallback).
-pub fn coordinates(
+pub fn coordinates(mol: &Molecule, options: &ConformerOptions) -> Option<Coordinates> {
+    coordinates_timed(mol, options).0
+}
+
+/// [`coordinates`] and the time spent in each stage.
+pub fn coordinates_timed(
     mol: &Molecule,
     options: &ConformerOptions,
-) -> Option<(Vec<[f64; 3]>, CoordinateMethod)> {
+) -> (Option<Coordinates>, ConformerTimings) {
+    let mut timings = ConformerTimings::default();
     if options.method == CoordinateMethod::Embed3d
-        && let Some(xyz) = embed_3d_with_timeout(mol, options)
+        && let Some(xyz) = guard(mol.smiles(), || Ok(embed_3d(mol, options, &mut timings)))
+            .ok()
+            .flatten()
     {
-        return Some((xyz, CoordinateMethod::Embed3d));
+        return (Some((xyz, CoordinateMethod::Embed3d)), timings);
     }
-    if options.method <= CoordinateMethod::Layout2d
-        && let Some(xyz) = layout_2d(mol)
-    {
-        return Some((xyz, CoordinateMethod::Layout2d));
+    if options.method <= CoordinateMethod::Layout2d {
+        let t0 = Instant::now();
+        let xyz = layout_2d(mol);
+        timings.layout_2d = t0.elapsed();
+        if let Some(xyz) = xyz {
+            return (Some((xyz, CoordinateMethod::Layout2d)), timings);
+        }
     }
-    None
+    (None, timings)
+}
+
+/// Pairwise distance matrix (Angstrom, row-major `[n * n]`) of `xyz`.
+pub fn distance_matrix(xyz: &[[f64; 3]]) -> Vec<f64> {
+    let n = xyz.len();
+    let mut d = vec![0.0; n * n];
+    for i in 0..n {
+        for j in (i + 1)..n {
+            let (a, b) = (xyz[i], xyz[j]);
+            let r = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+            d[i * n + j] = r;
+            d[j * n + i] = r;
+        }
+    }
+    d
+}
+
+/// Topological distances of `mol` (Angstrom, row-major `[n * n]`): bonds on the shortest
+/// path x [`TOPOLOGICAL_BOND_ANGSTROM`], [`FRAGMENT_GAP_ANGSTROM`] between fragments.
+pub fn topological_distance_matrix(mol: &Molecule) -> Vec<f64> {
+    mol.topological_distances()
+        .into_iter()
+        .map(|hops| match hops {
+            Some(h) => h as f64 * TOPOLOGICAL_BOND_ANGSTROM,
+            None => FRAGMENT_GAP_ANGSTROM,
+        })
+        .collect()
 }
 
 /// Pairwise distance matrix (Angstrom, row-major `[n * n]` over [`Molecule::atoms`])
 /// from [`coordinates`], or topological distances when no coordinates could be made.
 pub fn distances(mol: &Molecule, options: &ConformerOptions) -> (Vec<f64>, CoordinateMethod) {
-    let n = mol.num_atoms();
     match coordinates(mol, options) {
-        Some((xyz, method)) => {
-            let mut d = vec![0.0; n * n];
-            for i in 0..n {
-                for j in 0..n {
-                    let (a, b) = (xyz[i], xyz[j]);
-                    d[i * n + j] =
-                        ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2))
-                            .sqrt();
-                }
-            }
-            (d, method)
-        }
-        None => {
-            let d = mol
-                .topological_distances()
-                .into_iter()
-                .map(|hops| match hops {
-                    Some(h) => h as f64 * TOPOLOGICAL_BOND_ANGSTROM,
-                    None => FRAGMENT_GAP_ANGSTROM,
-                })
-                .collect();
-            (d, CoordinateMethod::Topological)
-        }
+        Some((xyz, method)) => (distance_matrix(&xyz), method),
+        None => (
+            topological_distance_matrix(mol),
+            CoordinateMethod::Topological,
+        ),
     }
 }
 
-/// Runs [`embed_3d`] on a worker thread and gives up after `options.timeout`. sci-form
-/// has no cancellation: a timed-out worker finishes its (bounded) attempts in the
-/// background and its result is dropped.
-fn embed_3d_with_timeout(mol: &Molecule, options: &ConformerOptions) -> Option<Vec<[f64; 3]>> {
-    let (tx, rx) = mpsc::channel();
-    let mol = mol.clone();
-    let seed = options.seed.max(1);
-    let optimize = options.uff_optimize;
-    std::thread::Builder::new()
-        .name("conformer".into())
-        .spawn(move || {
-            let out = guard(mol.smiles(), || Ok(embed_3d(&mol, seed, optimize)))
-                .ok()
-                .flatten();
-            let _ = tx.send(out);
-        })
-        .ok()?;
-    rx.recv_timeout(options.timeout).ok().flatten()
-}
-
-/// Minimises a conformer (flat `[x0, y0, z0, x1, ...]`, hydrogens included) with
-/// sci-form's UFF energy and BFGS, as the reference's `UFFOptimizeMolecule`; keeps the
-/// input if the minimisation does not give finite coordinates.
-///
-/// sci-form 0.15.2's analytic UFF gradients are wrong (angle-bend gradients have the
-/// wrong sign and torsion gradients do not match their energy; measured against central
-/// differences), so its BFGS climbs instead of descending. We keep its energy terms and
-/// give BFGS the central-difference gradient of each term ([`UffNumericGradient`]).
-/// Now that BFGS really minimises, 3D featurization costs about 3x more than before
-/// (15 instead of 45 molecules/s on 2 cores, `cargo xtask bench`).
-fn uff_optimize(graph: &sci_form::graph::Molecule, coords: &mut Vec<f64>) {
-    let mut flat = coords.clone();
-    let ff = sci_form::forcefield::builder::build_uff_force_field(graph);
-    let gradient = UffNumericGradient::new(&ff, &flat);
-    let engine = sci_form::optimization::bfgs::RustBfgsEngine {
-        iter_limit_max: UFF_MAX_ITERATIONS,
+/// RDKit's recipe on `mol`: AddHs, ETKDGv3 embedding (each fragment on its own), UFF,
+/// RemoveHs; then fragments placed apart. `None` when the embedding fails, the molecule
+/// is above [`ConformerOptions::max_heavy_atoms_3d`], or a coordinate is not finite.
+fn embed_3d(
+    mol: &Molecule,
+    options: &ConformerOptions,
+    timings: &mut ConformerTimings,
+) -> Option<Vec<[f64; 3]>> {
+    let n = mol.num_atoms();
+    if n > options.max_heavy_atoms_3d {
+        return None;
+    }
+    let t0 = Instant::now();
+    // The parsed molecule keeps the SMILES's ring-closure and stereo-neighbour order,
+    // which RDKit's bond numbering and chirality follow; use it unless the input had
+    // hydrogen atoms written as nodes (then the hydrogen-suppressed copy).
+    let source = if mol.parsed.atom_count() == n {
+        &mol.parsed
+    } else {
+        &mol.heavy
+    };
+    let with_h = add_hydrogens(source);
+    let embed_options = RdkitEmbedOptions {
+        random_seed: (options.seed % (1 << 31)) as i32,
+        max_iterations: options.max_embed_attempts,
         ..Default::default()
     };
-    let (energy, _) = engine.execute_minimization(&mut flat, |c, g| gradient.evaluate(c, g));
-    if energy.is_finite() && flat.iter().all(|v| v.is_finite()) {
-        *coords = flat;
-    }
-}
-
-/// Step of the central differences, Angstrom.
-const GRADIENT_STEP: f64 = 1e-5;
-
-/// A force field's energy with per-term central-difference gradients: each term is
-/// differentiated only over the atoms it depends on (found once, by moving each atom).
-/// (Keeping the analytic gradients of the terms where they are right - bonds,
-/// Lennard-Jones - measured no faster: BFGS's iterations, not the gradients, dominate.)
-struct UffNumericGradient<'a> {
-    ff: &'a sci_form::forcefield::traits::MolecularForceField,
-    /// Atoms each term depends on.
-    atoms: Vec<Vec<usize>>,
-}
-
-impl<'a> UffNumericGradient<'a> {
-    fn new(ff: &'a sci_form::forcefield::traits::MolecularForceField, coords: &[f64]) -> Self {
-        let n = coords.len() / 3;
-        let mut scratch = vec![0.0; coords.len()];
-        let mut moved = coords.to_vec();
-        let atoms = ff
-            .iter_terms
-            .iter()
-            .map(|term| {
-                let e0 = term.evaluate_energy_and_inject_gradient(coords, &mut scratch);
-                (0..n)
-                    .filter(|&a| {
-                        for c in 0..3 {
-                            moved[3 * a + c] += 0.01 * (c + 1) as f64;
-                        }
-                        let e = term.evaluate_energy_and_inject_gradient(&moved, &mut scratch);
-                        moved[3 * a..3 * a + 3].copy_from_slice(&coords[3 * a..3 * a + 3]);
-                        e != e0
-                    })
-                    .collect()
-            })
-            .collect();
-        Self { ff, atoms }
-    }
-
-    /// Energy at `coords`; writes its gradient into `grad`.
-    fn evaluate(&self, coords: &[f64], grad: &mut [f64]) -> f64 {
-        grad.fill(0.0);
-        let mut scratch = vec![0.0; coords.len()];
-        let mut x = coords.to_vec();
-        let mut energy = 0.0;
-        for (term, atoms) in self.ff.iter_terms.iter().zip(&self.atoms) {
-            energy += term.evaluate_energy_and_inject_gradient(coords, &mut scratch);
-            for &a in atoms {
-                for (i, g) in grad.iter_mut().enumerate().skip(3 * a).take(3) {
-                    *g += central_difference(term.as_ref(), &mut x, i, &mut scratch);
-                }
-            }
+    let embedded = rdkit_embed_molecule(&with_h, &embed_options);
+    timings.embed = t0.elapsed();
+    let mut xyz = embedded.ok()?;
+    if options.uff_optimize {
+        let t0 = Instant::now();
+        let field = RdkitUffField::new(&with_h, &xyz, UFF_VDW_THRESHOLD, true);
+        let mut flat = xyz.as_flattened().to_vec();
+        // Status 1 (iteration limit) keeps the coordinates, as UFFOptimizeMolecule does.
+        field.optimize(&mut flat, UFF_MAX_ITERATIONS);
+        if flat.iter().all(|v| v.is_finite()) {
+            xyz.as_flattened_mut().copy_from_slice(&flat);
         }
-        energy
+        timings.minimise = t0.elapsed();
     }
-}
-
-/// d E_term / d x_i by central differences; restores `x[i]`.
-fn central_difference(
-    term: &dyn sci_form::forcefield::traits::ForceFieldContribution,
-    x: &mut [f64],
-    i: usize,
-    scratch: &mut [f64],
-) -> f64 {
-    let x0 = x[i];
-    x[i] = x0 + GRADIENT_STEP;
-    let up = term.evaluate_energy_and_inject_gradient(x, scratch);
-    x[i] = x0 - GRADIENT_STEP;
-    let down = term.evaluate_energy_and_inject_gradient(x, scratch);
-    x[i] = x0;
-    (up - down) / (2.0 * GRADIENT_STEP)
-}
-
-/// Embeds each fragment with sci-form ETKDG (then UFF if `optimize`) and places the
-/// fragments apart.
-fn embed_3d(mol: &Molecule, seed: u64, optimize: bool) -> Option<Vec<[f64; 3]>> {
-    let n = mol.num_atoms();
+    // add_hydrogens keeps the heavy atoms first, in order: dropping the rest is RemoveHs.
+    xyz.truncate(n);
+    if xyz.len() != n || xyz.iter().flatten().any(|c| !c.is_finite()) {
+        return None;
+    }
     let frag = mol.fragments();
     let n_frag = frag.iter().copied().max().map_or(0, |m| m + 1);
-    let mut xyz = vec![[0.0; 3]; n];
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); n_frag];
     for (i, &f) in frag.iter().enumerate() {
         groups[f].push(i);
-    }
-    for members in &groups {
-        if members.len() == 1 {
-            continue; // a lone ion sits at its fragment's origin
-        }
-        // Sub-molecule of this fragment, written as SMILES with a known atom order.
-        let mut local = vec![usize::MAX; n];
-        let mut builder = MoleculeBuilder::with_capacity(members.len(), members.len() + 4);
-        for (k, &i) in members.iter().enumerate() {
-            local[i] = k;
-            builder.add_atom(mol.heavy.atom(AtomIdx(i as u32)).clone());
-        }
-        for (_, e) in mol.heavy.bonds() {
-            let (u, v) = (local[e.atom1.0 as usize], local[e.atom2.0 as usize]);
-            if u != usize::MAX && v != usize::MAX {
-                builder
-                    .add_bond(AtomIdx(u as u32), AtomIdx(v as u32), e.order)
-                    .ok()?;
-            }
-        }
-        let (smiles, order) = write_with_atom_order(&builder.build());
-        // One seed (sci-form's `embed` retries two more on failure, tripling the time
-        // spent on molecules it cannot embed; the fallback chain handles those).
-        let graph = sci_form::graph::Molecule::from_smiles(&smiles).ok()?;
-        let matrix = sci_form::conformer::generate_3d_conformer(&graph, seed).ok()?;
-        if matrix.nrows() < members.len() {
-            return None;
-        }
-        let mut coords: Vec<f64> = (0..matrix.nrows())
-            .flat_map(|k| (0..3).map(move |c| (k, c)))
-            .map(|(k, c)| matrix[(k, c)] as f64)
-            .collect();
-        if optimize {
-            uff_optimize(&graph, &mut coords);
-        }
-        // sci-form lists the written atoms first, in SMILES order, then added hydrogens.
-        for (k, atom) in order.iter().enumerate() {
-            let i = members[atom.0 as usize];
-            let element = graph.graph[sci_form::graph::NodeIndex::new(k)].element;
-            if element != mol.atoms()[i].atomic_number {
-                return None;
-            }
-            xyz[i] = [coords[3 * k], coords[3 * k + 1], coords[3 * k + 2]];
-        }
-        if xyz.iter().flatten().any(|c: &f64| !c.is_finite()) {
-            return None;
-        }
     }
     place_fragments_apart(&mut xyz, &groups);
     Some(xyz)

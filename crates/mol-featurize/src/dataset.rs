@@ -7,8 +7,11 @@ use indicatif::{ParallelProgressIterator, ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::conformer::CoordinateMethod;
+use crate::cache::{CachedCoordinates, ConformerCache, cache_key};
+use crate::conformer::{self, CoordinateMethod};
+use crate::error::FeaturizeError;
 use crate::mat::{MatFeatures, MatFeaturizer};
+use crate::molecule::{Molecule, guard};
 
 /// One molecule that could not be featurized.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,9 +40,30 @@ pub struct FeaturizeReport {
     /// How many featurized molecules got their distances from each coordinate method
     /// (the fallback chain 3D -> 2D -> topological).
     pub coordinate_sources: BTreeMap<CoordinateMethod, usize>,
+    /// What the conformer cache did (absent when featurized without one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheReport>,
 }
 
-/// Featurizes `smiles[row]` for every row, in parallel.
+/// What the conformer cache did during one [`featurize_all_cached`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheReport {
+    /// The cache file.
+    pub path: String,
+    /// Molecules whose coordinates came from the cache.
+    pub hits: usize,
+    /// Molecules embedded because the cache did not have them.
+    pub misses: usize,
+    /// Entries found corrupt (checksum mismatch), recomputed and overwritten.
+    pub corrupt: usize,
+    /// New entries written.
+    pub stored: usize,
+    /// Why the cache could not be used (the run went on without it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Featurizes `smiles[row]` for every row, in parallel, without a conformer cache.
 ///
 /// Returns one entry per input (`None` where skipped) and the report. A progress bar
 /// is drawn on stderr when `progress` is true.
@@ -48,10 +72,66 @@ pub fn featurize_all(
     featurizer: &MatFeaturizer,
     progress: bool,
 ) -> (Vec<Option<MatFeatures>>, FeaturizeReport) {
-    let bar = if progress {
-        let bar = ProgressBar::new(smiles.len() as u64);
+    featurize_all_cached(smiles, featurizer, progress, None)
+}
+
+/// [`featurize_all`], taking conformer coordinates from `cache` where it has them and
+/// storing the ones it computes (see [`crate::cache`]). A cache that cannot be read or
+/// written is reported in [`FeaturizeReport::cache`] and the run goes on without it.
+pub fn featurize_all_cached(
+    smiles: &[String],
+    featurizer: &MatFeaturizer,
+    progress: bool,
+    cache: Option<&ConformerCache>,
+) -> (Vec<Option<MatFeatures>>, FeaturizeReport) {
+    let options = &featurizer.conformer;
+    let parsed: Vec<Result<Molecule, FeaturizeError>> = smiles
+        .par_iter()
+        .map(|s| Molecule::from_smiles(s))
+        .collect();
+
+    // Cached coordinates of the parsed molecules.
+    let keys: Vec<Option<[u8; 32]>> = parsed
+        .iter()
+        .zip(smiles)
+        .map(|(m, s)| m.as_ref().ok().map(|_| cache_key(s, options)))
+        .collect();
+    let mut cache_report = cache.map(|c| CacheReport {
+        path: c.path().display().to_string(),
+        ..Default::default()
+    });
+    let mut coords: Vec<Option<CachedCoordinates>> = vec![None; smiles.len()];
+    if let (Some(cache), Some(rep)) = (cache, cache_report.as_mut()) {
+        let wanted: Vec<[u8; 32]> = keys.iter().flatten().copied().collect();
+        match cache.get_many(&wanted) {
+            Ok(found) => {
+                rep.corrupt = found.corrupt;
+                let mut found = found.values.into_iter();
+                for (slot, key) in coords.iter_mut().zip(&keys) {
+                    if key.is_some() {
+                        *slot = found.next().flatten();
+                    }
+                }
+            }
+            Err(e) => rep.error = Some(e.to_string()),
+        }
+    }
+
+    // Embed what the cache did not have.
+    let todo: Vec<(usize, &Molecule)> = parsed
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            p.as_ref()
+                .ok()
+                .filter(|_| coords[i].is_none())
+                .map(|m| (i, m))
+        })
+        .collect();
+    let bar = if progress && !todo.is_empty() {
+        let bar = ProgressBar::new(todo.len() as u64);
         if let Ok(style) = ProgressStyle::with_template(
-            "featurize {bar:40} {pos}/{len} [{elapsed} < {eta}] {per_sec}",
+            "conformers {bar:40} {pos}/{len} [{elapsed} < {eta}] {per_sec}",
         ) {
             bar.set_style(style);
         }
@@ -59,15 +139,71 @@ pub fn featurize_all(
     } else {
         ProgressBar::hidden()
     };
-    let results: Vec<_> = smiles
+    let computed: Vec<Result<CachedCoordinates, FeaturizeError>> = todo
         .par_iter()
         .progress_with(bar.clone())
-        .map(|s| featurizer.featurize_smiles(s))
+        .map(|&(_, mol)| guard(mol.smiles(), || Ok(conformer::coordinates(mol, options))))
         .collect();
     bar.finish_and_clear();
+    let mut failed: Vec<Option<FeaturizeError>> = vec![None; smiles.len()];
+    let mut new_entries = Vec::new();
+    let todo: Vec<usize> = todo.into_iter().map(|(i, _)| i).collect();
+    for (&i, result) in todo.iter().zip(computed) {
+        match result {
+            Ok(value) => {
+                coords[i] = Some(value);
+                if let Some(key) = keys[i] {
+                    new_entries.push((key, i));
+                }
+            }
+            Err(e) => failed[i] = Some(e),
+        }
+    }
+    if let (Some(cache), Some(rep)) = (cache, cache_report.as_mut()) {
+        rep.hits = smiles.len() - todo.len() - parsed.iter().filter(|p| p.is_err()).count();
+        rep.misses = todo.len();
+        let entries: Vec<([u8; 32], &CachedCoordinates)> = new_entries
+            .iter()
+            .filter_map(|&(key, i)| coords[i].as_ref().map(|c| (key, c)))
+            .collect();
+        if rep.error.is_none()
+            && let Err(e) = cache.put_many(&entries)
+        {
+            rep.error = Some(e.to_string());
+        }
+        rep.stored = if rep.error.is_none() {
+            entries.len()
+        } else {
+            0
+        };
+    }
+
+    // Features (cheap) from the molecule and its coordinates.
+    let results: Vec<Result<MatFeatures, FeaturizeError>> = parsed
+        .into_par_iter()
+        .zip(coords.into_par_iter())
+        .zip(failed.into_par_iter())
+        .map(|((mol, xyz), failed)| {
+            let mol = mol?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            let (dist, source) = match xyz.flatten() {
+                Some((xyz, method)) => (conformer::distance_matrix(&xyz), method),
+                None => (
+                    conformer::topological_distance_matrix(&mol),
+                    CoordinateMethod::Topological,
+                ),
+            };
+            guard(mol.smiles(), || {
+                Ok(featurizer.featurize_with_distances(&mol, &dist, source))
+            })
+        })
+        .collect();
 
     let mut report = FeaturizeReport {
         n_total: smiles.len(),
+        cache: cache_report,
         ..Default::default()
     };
     let mut out = Vec::with_capacity(smiles.len());

@@ -6,9 +6,10 @@
 //! 1. [`Molecule::from_smiles`]: parse and sanitise a SMILES string with RDKit's
 //!    semantics (aromaticity, hydrogen counts; explicit `[H]` atoms folded into their
 //!    heavy atom, as `Chem.RemoveHs`) through the pure-Rust `chematic` toolkit.
-//! 2. [`conformer::coordinates`]: one 3D conformer per molecule (ETKDG via `sci-form`,
-//!    each fragment embedded on its own and placed apart), with a bounded wall-clock
-//!    budget and a counted fallback chain 3D -> 2D layout -> topological.
+//! 2. [`conformer::coordinates`]: one 3D conformer per molecule (RDKit's ETKDG and UFF
+//!    through `chematic`'s ports, each fragment embedded on its own and placed apart),
+//!    with bounded work and a counted fallback chain 3D -> 2D layout -> topological;
+//!    [`cache::ConformerCache`] keeps them on disk so a dataset is embedded once.
 //! 3. [`mat::featurize`]: the 28-column MAT atom features, adjacency with self loops and
 //!    the distance matrix, a dummy node prepended at index 0 (SPEC.md 1.1).
 //! 4. [`batch::pad_batch`]: zero padding to the largest molecule, with the key padding
@@ -25,19 +26,24 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod cache;
 pub mod conformer;
 pub mod dataset;
 pub mod error;
 pub mod graphormer;
 pub mod mat;
 pub mod molecule;
+pub mod profile;
 pub mod scaffold;
 pub mod structure_file;
 pub mod vocab;
 
 pub use batch::{MatBatchData, pad_batch};
+pub use cache::ConformerCache;
 pub use conformer::{ConformerOptions, CoordinateMethod, CoordinateSource};
-pub use dataset::{FeaturizeReport, SkippedMolecule, featurize_all};
+pub use dataset::{
+    CacheReport, FeaturizeReport, SkippedMolecule, featurize_all, featurize_all_cached,
+};
 pub use error::FeaturizeError;
 pub use graphormer::{
     EncodingLimits, GraphormerBatchData, GraphormerFeatures, ShortestPaths, pad_graphormer_batch,

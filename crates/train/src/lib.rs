@@ -11,10 +11,12 @@
 //! - [`transformer_m`]: Transformer-M training on QM9 (2D / 3D / mixed modes) and 3D
 //!   denoising pretraining.
 //! - [`predict`]: predictions of a trained run.
+//! - [`conformer_cache`]: the on-disk conformer cache as the commands use it.
 
 #![warn(missing_docs)]
 
 pub mod checkpoint;
+pub mod conformer_cache;
 pub mod data;
 pub mod error;
 pub mod metrics;
@@ -25,5 +27,6 @@ pub mod splits;
 pub mod trainer;
 pub mod transformer_m;
 
+pub use conformer_cache::{open_conformer_cache, print_cache_report};
 pub use error::TrainError;
 pub use trainer::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, TrainSummary, train_run};

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use burn::prelude::*;
 use models::{MatBatch, MatModel};
-use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all, pad_batch};
+use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached, pad_batch};
 use serde::Serialize;
 
 use crate::error::TrainError;
@@ -51,14 +51,20 @@ pub struct Prediction {
 /// # Errors
 /// [`TrainError::Checkpoint`] if the run directory lacks `run.json` or
 /// `best_model.bpk`.
+///
+/// `conformer_cache`: folder of the conformer cache ([`mol_featurize::cache`]), or `None`
+/// to embed every molecule.
 pub fn predict_smiles(
     run_dir: &Path,
     smiles: &[String],
     device: &Device,
+    conformer_cache: Option<&Path>,
 ) -> Result<(Vec<Prediction>, FeaturizeReport, RunSpec), TrainError> {
     let spec = RunSpec::load(run_dir)?;
     let model = spec.load_best_model(run_dir, device)?;
-    let (features, report) = featurize_all(smiles, &spec.featurizer, smiles.len() > 200);
+    let cache = crate::open_conformer_cache(conformer_cache);
+    let (features, report) =
+        featurize_all_cached(smiles, &spec.featurizer, smiles.len() > 200, cache.as_ref());
     let ok: Vec<&MatFeatures> = features.iter().flatten().collect();
     let raw = predict_raw(&model, &ok, spec.train.batch_size, device);
     let mut raw = raw.into_iter();

@@ -23,7 +23,7 @@ use burn::prelude::*;
 use models::mat::LoadParts;
 use models::{MatBatch, MatConfig, MatModel};
 use mol_featurize::scaffold::bemis_murcko_scaffold;
-use mol_featurize::{MatFeatures, MatFeaturizer, Molecule, featurize_all, pad_batch};
+use mol_featurize::{MatFeatures, MatFeaturizer, Molecule, featurize_all_cached, pad_batch};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -274,6 +274,8 @@ pub struct RunControl {
     /// Stop after this many epochs in this invocation (for tests of resume); the run
     /// can then be resumed.
     pub stop_after_epochs: Option<usize>,
+    /// Conformer cache folder (`None`: embed every molecule, store nothing).
+    pub conformer_cache: Option<std::path::PathBuf>,
 }
 
 struct Part<'a> {
@@ -312,7 +314,14 @@ pub fn train_run(
     }
 
     let t0 = Instant::now();
-    let (features, report) = featurize_all(&table.smiles, &spec.featurizer, control.progress);
+    let cache = crate::open_conformer_cache(control.conformer_cache.as_deref());
+    let (features, report) = featurize_all_cached(
+        &table.smiles,
+        &spec.featurizer,
+        control.progress,
+        cache.as_ref(),
+    );
+    crate::print_cache_report(&report);
     let featurize_seconds = t0.elapsed().as_secs_f64();
     write_json(&run_dir.join("featurize_report.json"), &report)?;
     if report.n_skipped > 0 {

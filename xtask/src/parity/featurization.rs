@@ -293,8 +293,9 @@ pub fn rows(fixtures: &Path, datasets: &Path, conformers: bool) -> Result<Vec<Ro
             fixture: "dataset_reference.tsv.gz".into(),
             max_abs: bond_mean,
             max_rel: 0.0,
-            tolerance: 0.03,
-            pass: bond_mean <= 0.03,
+            // Issue target 0.025; the RDKit ports give ~6e-4 (the fixture's 3 decimals).
+            tolerance: 0.005,
+            pass: bond_mean <= 0.005,
             note: format!(
                 "mean {bond_mean:.4}, p95 {bond_p95:.4} over {} molecules embedded in 3D by both",
                 ok.len()

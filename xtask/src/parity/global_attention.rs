@@ -7,11 +7,13 @@ use std::path::Path;
 use anyhow::{Result, anyhow};
 use burn::prelude::*;
 use burn::tensor::FloatDType;
+#[cfg(feature = "onnx")]
 use export::{Case, Feed};
 use models::{MsaColumnGlobalAttention, MsaColumnGlobalAttentionConfig};
 
 use super::Row;
 use super::fixture::Fixture;
+#[cfg(feature = "onnx")]
 use super::onnx;
 
 const FILE: &str = "global_attention.safetensors";
@@ -70,7 +72,10 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
         let msa_mask: Tensor<2> = fx.tensor(&format!("{scope}.msa_mask"), &device)?;
         let padding = msa_mask.equal_elem(0.0);
         let fixture = format!("{FILE} [{scope}]");
+        #[cfg(feature = "onnx")]
         rows.extend(onnx_rows(description, &model, &msa_act, &padding)?);
+        #[cfg(not(feature = "onnx"))]
+        let _ = description;
         let out = model.forward(msa_act.clone(), padding.clone());
         rows.push(Row::compare(
             "MSA column global attention (f32)",
@@ -101,6 +106,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
 }
 
 /// The ONNX inputs of one MSA and Burn's output on it.
+#[cfg(feature = "onnx")]
 fn onnx_case(
     model: &MsaColumnGlobalAttention,
     msa_act: Tensor<3>,
@@ -121,6 +127,7 @@ fn onnx_case(
 
 /// ONNX export of the block, run on the fixture MSA and on a crop of it (fewer
 /// sequences, residues 1..5: the ragged, fully masked and single-sequence columns).
+#[cfg(feature = "onnx")]
 fn onnx_rows(
     description: &str,
     model: &MsaColumnGlobalAttention,

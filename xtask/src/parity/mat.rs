@@ -10,13 +10,16 @@ use burn::module::Param;
 use burn::nn::loss::{MseLoss, Reduction};
 use burn::prelude::*;
 use burn::tensor::Device;
+#[cfg(feature = "onnx")]
 use export::{Case, Feed};
 use models::mat::LoadParts;
 use models::{MatBatch, MatConfig, MatModel};
 use safetensors::{Dtype, tensor::TensorView};
 
 use super::fixture::Fixture;
-use super::{Row, onnx, prng};
+#[cfg(feature = "onnx")]
+use super::onnx;
+use super::{Row, prng};
 
 /// Output tolerance (f32).
 const TOL: f64 = 1e-5;
@@ -173,6 +176,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
             })
         };
         let b = batch(&plain)?;
+        #[cfg(feature = "onnx")]
         rows.extend(onnx_rows(name, &model, &b)?);
         let out = model.forward(&b);
         rows.push(Row::compare(
@@ -303,6 +307,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
 }
 
 /// The ONNX inputs of `batch` and Burn's output on it.
+#[cfg(feature = "onnx")]
 fn onnx_case(model: &MatModel, batch: &MatBatch) -> Result<Case> {
     let [b, n, d_atom] = batch.node_features.dims();
     let mask: Vec<bool> = batch
@@ -327,10 +332,9 @@ fn onnx_case(model: &MatModel, batch: &MatBatch) -> Result<Case> {
     })
 }
 
-/// ONNX export of `model`, run on the fixture batch and on its first 3 molecules
-/// cropped to their longest (another batch size and atom count).
 /// The first 3 molecules of `batch`, cropped to the longest of them: another batch
 /// size and atom count for the exported graph.
+#[cfg(feature = "onnx")]
 fn first_three(batch: &MatBatch) -> MatBatch {
     let real: Vec<bool> = batch
         .key_padding_mask
@@ -362,6 +366,7 @@ fn first_three(batch: &MatBatch) -> MatBatch {
 
 /// The small reference MAT (fixture weights) and the two batches its ONNX export is
 /// checked on: the fixture's 8 molecules and [`first_three`] of them.
+#[cfg(feature = "onnx")]
 pub fn small_model_and_batches(fixtures: &Path) -> Result<(MatModel, [MatBatch; 2])> {
     let io = Fixture::read(&fixtures.join("parity/mat_small_io.safetensors"))?;
     let device = Device::flex();
@@ -382,6 +387,9 @@ pub fn small_model_and_batches(fixtures: &Path) -> Result<(MatModel, [MatBatch; 
     Ok((model, [batch, small]))
 }
 
+/// ONNX export of `model`, run on the fixture batch and on its first 3 molecules
+/// cropped to their longest (another batch size and atom count).
+#[cfg(feature = "onnx")]
 fn onnx_rows(name: &str, model: &MatModel, batch: &MatBatch) -> Result<Vec<Row>> {
     let small = first_three(batch);
     let cases = [onnx_case(model, batch)?, onnx_case(model, &small)?];

@@ -147,6 +147,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
 /// random weights, 2 layers) exported and run in ONNX Runtime and tract on two batches
 /// of real molecules with conformer coordinates: 3 molecules in 2D / 3D / 2D+3D modes,
 /// and 5 molecules (a salt among them) in 3D mode.
+#[cfg(feature = "onnx")]
 pub fn onnx_rows(fixtures: &Path) -> Result<Vec<Row>> {
     let device = Device::flex();
     device.seed(5);
@@ -166,6 +167,7 @@ pub fn onnx_rows(fixtures: &Path) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
+#[cfg(feature = "onnx")]
 fn onnx_rows_for(
     name: &str,
     model: &TransformerM,

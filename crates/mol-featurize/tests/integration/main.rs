@@ -1,0 +1,6 @@
+//! Integration tests of `mol-featurize`, gathered into one test binary: each test binary is its
+//! own compile and link step (for the crates above mol-featurize, a link of all of
+//! Burn), so one per crate instead of one per file (docs/BUILD.md).
+
+mod ogb_fixtures;
+mod rdkit_fixtures;

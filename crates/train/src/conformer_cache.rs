@@ -1,0 +1,39 @@
+//! The conformer cache as training, prediction and `cargo xtask featurize` use it:
+//! opened from a folder, reported on stderr, never fatal (a cache that cannot be used
+//! only costs the embedding time, so the run goes on without it and says why).
+
+use std::path::Path;
+
+use mol_featurize::{ConformerCache, FeaturizeReport};
+
+/// Opens the conformer cache in `dir`; `None` (with a message on stderr) when `dir` is
+/// `None` or the folder cannot be created.
+pub fn open_conformer_cache(dir: Option<&Path>) -> Option<ConformerCache> {
+    let dir = dir?;
+    match ConformerCache::open(dir) {
+        Ok(cache) => Some(cache),
+        Err(e) => {
+            eprintln!("conformer cache not used: {e}");
+            None
+        }
+    }
+}
+
+/// Prints what the cache did during a featurization (one line; nothing without a cache).
+pub fn print_cache_report(report: &FeaturizeReport) {
+    let Some(c) = &report.cache else { return };
+    match &c.error {
+        Some(e) => eprintln!("conformer cache not used ({}): {e}", c.path),
+        None => eprintln!(
+            "conformer cache {}: {} molecules from the cache, {} embedded and stored{}",
+            c.path,
+            c.hits,
+            c.misses,
+            if c.corrupt > 0 {
+                format!(" ({} corrupt entries recomputed)", c.corrupt)
+            } else {
+                String::new()
+            }
+        ),
+    }
+}
