@@ -30,5 +30,7 @@ pub use biased_attention::{
     AttnBiasType, BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig,
 };
 pub use global_attention::{GlobalAttention, GlobalAttentionConfig};
-pub use molecule_attention::{DistanceKernel, MoleculeAttention, MoleculeAttentionConfig};
+pub use molecule_attention::{
+    DistanceKernel, MoleculeAttention, MoleculeAttentionConfig, PreparedInputs,
+};
 pub use norm::{MatLayerNorm, MatLayerNormConfig, MatNorm, NormKind, ScaleNorm, ScaleNormConfig};

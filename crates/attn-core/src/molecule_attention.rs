@@ -124,6 +124,29 @@ impl MoleculeAttentionConfig {
     }
 }
 
+/// The layer-invariant terms of Eq. 2 for one batch: they depend only on the inputs, so
+/// an encoder computes them once and every layer reuses them
+/// ([`MoleculeAttention::prepare`], [`MoleculeAttention::forward_prepared`]).
+#[derive(Debug, Clone)]
+pub struct PreparedInputs {
+    /// `g(D)` with padded keys at distance 1e12: `[B, N, N]`.
+    pub p_dist: Tensor<3>,
+    /// Row-normalised adjacency `A / (rowsum(A) + 1e-6)`: `[B, N, N]`.
+    pub p_adj: Tensor<3>,
+    /// Key padding mask broadcast to the scores: `[B, H, N, N]`, `true` = masked.
+    pub key_mask: Tensor<4, Bool>,
+}
+
+/// Applies `f` to the last axis of `x` as one 2D GEMM over all `B * N` rows: a `Linear` on
+/// a 3D tensor may run as B small GEMMs (Burn's batched path when N is a multiple of 32),
+/// which leaves a core idle at molecule sizes.
+pub(crate) fn rows_2d(x: Tensor<3>, f: impl FnOnce(Tensor<2>) -> Tensor<2>) -> Tensor<3> {
+    let [b, n, d] = x.dims();
+    let y = f(x.reshape([b * n, d]));
+    let d_out = y.dims()[1];
+    y.reshape([b, n, d_out])
+}
+
 impl MoleculeAttention {
     /// Applies molecule self-attention.
     ///
@@ -140,33 +163,67 @@ impl MoleculeAttention {
         distances: Tensor<3>,
         key_padding_mask: Tensor<2, Bool>,
     ) -> Tensor<3> {
-        let [b, n, d_model] = x.dims();
-        let h = self.num_heads;
-        let heads = |t: Tensor<3>| t.reshape([b, n, h, self.d_k]).swap_dims(1, 2); // [B, H, N, d_k]
-        let q = heads(self.query.forward(x.clone()));
-        let k = heads(self.key.forward(x.clone()));
-        let v = heads(self.value.forward(x));
+        let prepared = self.prepare(adjacency, distances, key_padding_mask);
+        self.forward_prepared(x, &prepared)
+    }
 
-        let scores = q.matmul(k.transpose()).div_scalar((self.d_k as f64).sqrt());
-        let scores = scores.mask_fill(key_mask_4d(key_padding_mask.clone(), h, n), MASKED_LOGIT);
-        let p_attn = softmax(scores, 3);
-
+    /// The layer-invariant terms of Eq. 2 (shapes as in [`MoleculeAttention::forward`]):
+    /// the same for every layer with this module's distance kernel.
+    pub fn prepare(
+        &self,
+        adjacency: Tensor<3>,
+        distances: Tensor<3>,
+        key_padding_mask: Tensor<2, Bool>,
+    ) -> PreparedInputs {
+        let n = key_padding_mask.dims()[1];
+        let key_mask = key_mask_4d(key_padding_mask.clone(), self.num_heads, n);
         let distances = distances.mask_fill(key_mask_3d(key_padding_mask, n), MASKED_DISTANCE);
         let p_dist = if self.exp_kernel {
             distances.neg().exp()
         } else {
             softmax(distances.neg(), 2)
         };
-
         let p_adj = adjacency.clone() / adjacency.sum_dim(2).add_scalar(ADJACENCY_EPS);
+        PreparedInputs {
+            p_dist,
+            p_adj,
+            key_mask,
+        }
+    }
 
-        let (la, ld, lg) = self.lambda_weights(&p_attn.device());
-        let p_mix: Tensor<3> = p_dist * ld + p_adj * lg; // [B, N, N]
-        let p = p_attn * la + p_mix.unsqueeze_dim::<4>(1); // broadcast over heads
+    /// [`MoleculeAttention::forward`] with the terms of [`MoleculeAttention::prepare`].
+    pub fn forward_prepared(&self, x: Tensor<3>, prepared: &PreparedInputs) -> Tensor<3> {
+        let [b, n, d_model] = x.dims();
+        let h = self.num_heads;
+        // [B, N, d] -> [B, H, N, d_k]
+        let heads = |t: Tensor<3>| t.reshape([b, n, h, self.d_k]).swap_dims(1, 2);
+        let q = heads(rows_2d(x.clone(), |x| self.query.forward(x)));
+        let k = heads(rows_2d(x.clone(), |x| self.key.forward(x)));
+        let v = heads(rows_2d(x, |x| self.value.forward(x)));
+
+        let scores = q.matmul(k.transpose()).div_scalar((self.d_k as f64).sqrt());
+        let scores = scores.mask_fill(prepared.key_mask.clone(), MASKED_LOGIT);
+        let p_attn = softmax(scores, 3);
+
+        let p = match &self.lambdas {
+            // Fixed lambdas: scalar multiplies (in place on the backend).
+            None => {
+                let (la, ld) = (self.lambda_attention, self.lambda_distance);
+                let lg = 1.0 - la - ld;
+                let p_mix =
+                    prepared.p_dist.clone().mul_scalar(ld) + prepared.p_adj.clone().mul_scalar(lg);
+                p_attn.mul_scalar(la) + p_mix.unsqueeze_dim::<4>(1)
+            }
+            Some(_) => {
+                let (la, ld, lg) = self.lambda_weights(&p_attn.device());
+                let p_mix: Tensor<3> = prepared.p_dist.clone() * ld + prepared.p_adj.clone() * lg;
+                p_attn * la + p_mix.unsqueeze_dim::<4>(1) // broadcast over heads
+            }
+        };
         let p = self.dropout.forward(p);
 
         let out = p.matmul(v).swap_dims(1, 2).reshape([b, n, d_model]);
-        self.output.forward(out)
+        rows_2d(out, |o| self.output.forward(o))
     }
 
     /// `(lambda_a, lambda_d, lambda_g)` as scalar tensors `[1, 1, 1, 1]`-broadcastable.

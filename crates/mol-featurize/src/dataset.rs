@@ -253,4 +253,39 @@ mod tests {
             Some(&2)
         );
     }
+
+    #[test]
+    fn a_second_featurization_reads_every_conformer_from_the_cache() {
+        let dir =
+            std::env::temp_dir().join(format!("molattn-dataset-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = ConformerCache::open(&dir).unwrap();
+        let smiles: Vec<String> = ["CCO", "C1CC", "c1ccccc1O", "CC(=O)[O-].[Na+]"]
+            .map(String::from)
+            .to_vec();
+        let f = MatFeaturizer::default();
+        let (first, r1) = featurize_all_cached(&smiles, &f, false, Some(&cache));
+        let c1 = r1.cache.clone().unwrap();
+        assert_eq!((c1.hits, c1.misses, c1.stored, c1.error), (0, 3, 3, None));
+        let (second, r2) = featurize_all_cached(&smiles, &f, false, Some(&cache));
+        let c2 = r2.cache.clone().unwrap();
+        assert_eq!((c2.hits, c2.misses, c2.stored), (3, 0, 0));
+        assert_eq!(first, second);
+        assert_eq!((r2.n_ok, r2.n_skipped), (3, 1));
+        // Without a cache: the same features, and no cache report.
+        let (plain, r3) = featurize_all(&smiles, &f, false);
+        assert_eq!(plain, first);
+        assert!(r3.cache.is_none());
+        // Other conformer settings miss.
+        let seeded = MatFeaturizer {
+            conformer: crate::ConformerOptions {
+                seed: 7,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let (_, r4) = featurize_all_cached(&smiles, &seeded, false, Some(&cache));
+        assert_eq!(r4.cache.unwrap().misses, 3);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

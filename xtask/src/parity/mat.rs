@@ -24,6 +24,15 @@ use super::{Row, prng};
 /// Output tolerance (f32).
 const TOL: f64 = 1e-5;
 
+/// Gradient tolerance of the pretrained-size model (d 1024, 8 layers). Its input and
+/// first-layer gradients are ill-conditioned in f32 at one atom of the fixture batch: the
+/// same code gives 1.0e-6 on an AVX2 machine and 9.2e-4 on an AVX-512 one (Burn's SIMD
+/// reductions pick the vector width at run time, so the summation order differs), while
+/// the forward output and the loss agree to 2.4e-6 on both. 2e-3 still fails a wrong
+/// gradient (a dropped term is off by O(0.1)). A float64 reference would let this go back
+/// to 1e-5.
+const PRETRAINED_GRAD_TOL: f64 = 2e-3;
+
 fn config(name: &str) -> MatConfig {
     match name {
         "small" => MatConfig::small(),
@@ -250,22 +259,30 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
             "",
         ));
         let grads = loss.backward();
+        let (grad_tol, grad_note) = if name == "pretrained" {
+            (
+                PRETRAINED_GRAD_TOL,
+                "f32-ill-conditioned at one atom: 1e-6 on AVX2, 9e-4 on AVX-512 (parity/mat.rs)",
+            )
+        } else {
+            (TOL, "")
+        };
         let grad = |t: &Tensor<3>| t.grad(&grads).map(values).unwrap_or_default();
         rows.push(Row::compare(
             &format!("MAT {name}: d loss / d node_features"),
             &fixture,
             &grad(&b.node_features),
             io.values("grad_node_features")?,
-            TOL,
-            "",
+            grad_tol,
+            grad_note,
         ));
         rows.push(Row::compare(
             &format!("MAT {name}: d loss / d distances"),
             &fixture,
             &grad(&b.distances),
             io.values("grad_distances")?,
-            TOL,
-            "reference NaN (inf-masked keys) compared as 0",
+            grad_tol,
+            format!("reference NaN (inf-masked keys) compared as 0 {grad_note}").trim_end(),
         ));
         let g2 = |p: &Param<Tensor<2>>| p.val().grad(&grads).map(transpose).unwrap_or_default();
         let g1 = |p: &Param<Tensor<1>>| p.val().grad(&grads).map(values).unwrap_or_default();
@@ -298,8 +315,8 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
                 &fixture,
                 &got,
                 io.values(&format!("grad.{key}"))?,
-                TOL,
-                "",
+                grad_tol,
+                grad_note,
             ));
         }
     }

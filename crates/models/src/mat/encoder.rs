@@ -73,13 +73,18 @@ impl Encoder {
         distances: Tensor<3>,
         key_padding_mask: Tensor<2, Bool>,
     ) -> Tensor<3> {
+        // g(D), the normalised adjacency and the masks are the same in every layer:
+        // computed once per batch (every layer shares the configured distance kernel).
+        let Some(first) = self.layers.first() else {
+            return self.norm.forward(x);
+        };
+        let prepared = first
+            .self_attn
+            .prepare(adjacency, distances, key_padding_mask);
         for layer in &self.layers {
-            let a = layer.self_attn.forward(
-                layer.norm_attn.forward(x.clone()),
-                adjacency.clone(),
-                distances.clone(),
-                key_padding_mask.clone(),
-            );
+            let a = layer
+                .self_attn
+                .forward_prepared(layer.norm_attn.forward(x.clone()), &prepared);
             x = x + layer.dropout.forward(a);
             let f = layer.feed_forward.forward(layer.norm_ff.forward(x.clone()));
             x = x + layer.dropout.forward(f);

@@ -57,7 +57,10 @@ impl FeedForward {
     pub fn forward(&self, mut x: Tensor<3>) -> Tensor<3> {
         let last = self.linears.len().saturating_sub(1);
         for (i, (linear, dropout)) in self.linears.iter().zip(&self.dropout).enumerate() {
-            let y = linear.forward(x);
+            // One 2D GEMM over all B * N rows (see attn_core::molecule_attention).
+            let [b, n, d] = x.dims();
+            let y = linear.forward(x.reshape([b * n, d]));
+            let y: Tensor<3> = y.reshape([b, n, d]);
             let y = if i < last {
                 leaky_relu(y, self.leaky_relu_slope)
             } else {

@@ -7,14 +7,6 @@ use models::{MatBatch, MatConfig, MatModel};
 use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::{ConformerOptions, MatFeaturizer, pad_batch};
 
-/// Burn's CPU backend has one process-wide random generator: tests that seed it and
-/// rely on the draws hold this lock so concurrent tests do not interleave their draws.
-static RNG: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn lock_rng() -> std::sync::MutexGuard<'static, ()> {
-    RNG.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 fn batch_data(smiles: &[&str]) -> mol_featurize::MatBatchData {
     let f = MatFeaturizer {
         conformer: ConformerOptions {
@@ -38,7 +30,7 @@ const LONG: &str = "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC
 
 #[test]
 fn one_atom_and_sixty_atom_molecules_give_finite_outputs_and_gradients() {
-    let _rng = lock_rng();
+    let _rng = crate::rng_exclusive();
     let dev = Device::flex().autodiff();
     dev.seed(7);
     let model: MatModel = MatConfig::small().init(&dev);
@@ -78,7 +70,7 @@ fn one_atom_and_sixty_atom_molecules_give_finite_outputs_and_gradients() {
 
 #[test]
 fn padding_does_not_change_a_molecule_prediction() {
-    let _rng = lock_rng();
+    let _rng = crate::rng_exclusive();
     let dev = Device::flex();
     dev.seed(11);
     let model = MatConfig::small().with_dropout(0.0).init(&dev);
@@ -95,7 +87,7 @@ fn padding_does_not_change_a_molecule_prediction() {
 
 #[test]
 fn seeded_initialisation_is_deterministic() {
-    let _rng = lock_rng();
+    let _rng = crate::rng_exclusive();
     let run = || {
         let dev = Device::flex();
         dev.seed(3);
@@ -114,7 +106,7 @@ fn seeded_initialisation_is_deterministic() {
 #[cfg(feature = "wgpu")]
 #[test]
 fn flex_and_wgpu_agree() {
-    let _rng = lock_rng();
+    let _rng = crate::rng_exclusive();
     if std::env::var_os("MOLATTN_SKIP_WGPU").is_some() {
         eprintln!("MOLATTN_SKIP_WGPU set: wgpu comparison skipped");
         return;

@@ -58,6 +58,7 @@ fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
 
 #[test]
 fn haiku_parameters_load_and_reproduce_the_jax_output() {
+    let _rng = crate::rng_shared();
     let dev = Device::flex();
     for (gating, scope) in [(true, GATED), (false, UNGATED)] {
         let block = load(gating, scope, &dev).unwrap();
@@ -87,6 +88,7 @@ fn haiku_parameters_load_and_reproduce_the_jax_output() {
 
 #[test]
 fn mismatched_configurations_are_reported() {
+    let _rng = crate::rng_shared();
     let dev = Device::flex();
     // Gated parameters into an ungated block: gating_w and gating_b are unexpected.
     match load(false, GATED, &dev) {
@@ -135,6 +137,7 @@ fn mismatched_configurations_are_reported() {
 /// of its column, and a fully masked column is finite.
 #[test]
 fn masked_rows_do_not_leak_into_present_rows() {
+    let _rng = crate::rng_shared();
     let dev = Device::flex();
     let block = load(true, GATED, &dev).unwrap();
     let msa_act: Tensor<3> = tensor(&format!("{GATED}.msa_act"), &dev);
@@ -179,6 +182,7 @@ fn masked_rows_do_not_leak_into_present_rows() {
 /// The default configuration is AlphaFold's extra-MSA block and starts as the zero map.
 #[test]
 fn default_configuration_is_alphafold_extra_msa() {
+    let _rng = crate::rng_shared();
     let dev = Device::flex();
     let config = MsaColumnGlobalAttentionConfig::new();
     assert_eq!((config.c_m, config.num_heads, config.c), (64, 8, 8));

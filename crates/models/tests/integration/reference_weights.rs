@@ -18,6 +18,7 @@ fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
 
 #[test]
 fn full_state_dict_loads_with_reference_names() {
+    let _rng = crate::rng_shared();
     let dev = Device::flex();
     let model = MatConfig::small()
         .init(&dev)
@@ -37,6 +38,7 @@ fn full_state_dict_loads_with_reference_names() {
 
 #[test]
 fn encoder_only_keeps_the_fresh_generator() {
+    let _rng = crate::rng_shared();
     let dev = Device::flex();
     dev.seed(1);
     let fresh = MatConfig::small().with_n_output(3).init(&dev);
@@ -56,6 +58,7 @@ fn encoder_only_keeps_the_fresh_generator() {
 
 #[test]
 fn wrong_configuration_lists_missing_unexpected_and_mismatched() {
+    let _rng = crate::rng_shared();
     let dev = Device::flex();
     let err = MatConfig::small()
         .with_num_layers(3)

@@ -4,3 +4,21 @@
 
 mod pipeline;
 mod transformer_m_qm9;
+
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Burn's CPU backend draws every random number (initialisation, dropout) from one
+/// process-wide generator, and the tests of this binary run in parallel. Tests that seed it
+/// and check reproducibility hold it exclusively; every other test that draws from it
+/// (initialising a module) holds it shared, so that it cannot interleave with them.
+static RNG: RwLock<()> = RwLock::new(());
+
+/// Exclusive use of the random generator (seeded, reproducibility-checking tests).
+pub fn rng_exclusive() -> RwLockWriteGuard<'static, ()> {
+    RNG.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Shared use of the random generator (tests that only draw from it).
+pub fn rng_shared() -> RwLockReadGuard<'static, ()> {
+    RNG.read().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -2,7 +2,6 @@
 //! $MOLATTN_DATA): metrics, run directory contents, exact resume, prediction.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use burn::tensor::Device;
 use models::MatConfig;
@@ -10,15 +9,6 @@ use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::{ConformerOptions, MatFeaturizer};
 use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainError, TrainOptions, train_run};
-
-/// Burn's CPU backend draws every random number (initialisation, dropout) from one
-/// process-wide generator, so two trainings running at once in one process interleave
-/// their draws. Tests that check reproducibility hold this lock.
-static RNG: Mutex<()> = Mutex::new(());
-
-fn lock_rng() -> std::sync::MutexGuard<'static, ()> {
-    RNG.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 fn datasets() -> PathBuf {
     std::env::var_os("MOLATTN_DATA")
@@ -83,7 +73,7 @@ fn history(run: &Path) -> serde_json::Value {
 
 #[test]
 fn regression_learns_writes_the_run_and_resumes_exactly() {
-    let _rng = lock_rng();
+    let _rng = crate::rng_exclusive();
     let dir = scratch("esol");
     let data = subset_csv("esol", 300, &["C1CC,0.5", "C(C)(C)(C)(C)C,0.1"], &dir);
     let spec = spec(data, Task::Regression, SplitSpec::Random { seed: 1 }, 30);
@@ -162,7 +152,7 @@ fn regression_learns_writes_the_run_and_resumes_exactly() {
 
 #[test]
 fn classification_with_scaffold_split_reports_roc_auc() {
-    let _rng = lock_rng();
+    let _rng = crate::rng_exclusive();
     let dir = scratch("bbbp");
     let data = subset_csv("bbbp", 800, &[], &dir);
     let spec = spec(data, Task::Classification, SplitSpec::Scaffold, 20);
