@@ -155,11 +155,11 @@ struct TrainArgs {
     #[arg(long, value_enum)]
     dataset: Option<DatasetArg>,
     /// Cache folder: the conformer cache and prepared datasets (default:
-    /// $MOLATTN_CACHE, else ~/.cache/molattn).
+    /// $MOLATTN_CACHE, else $XDG_CACHE_HOME/molattn, else ~/.cache/molattn).
     #[arg(long)]
     cache: Option<PathBuf>,
     /// Embed every molecule; neither read nor write the conformer cache.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "cache")]
     no_cache: bool,
     /// Use this many molecules of the dataset (shuffled with seed 0).
     #[arg(long)]
@@ -239,11 +239,11 @@ enum Command {
         #[arg(long)]
         data: PathBuf,
         /// Cache folder: the conformer cache and prepared datasets (default:
-        /// $MOLATTN_CACHE, else ~/.cache/molattn).
+        /// $MOLATTN_CACHE, else $XDG_CACHE_HOME/molattn, else ~/.cache/molattn).
         #[arg(long)]
         cache: Option<PathBuf>,
         /// Embed every molecule; neither read nor write the conformer cache.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "cache")]
         no_cache: bool,
         /// SMILES column.
         #[arg(long, default_value = "smiles")]
@@ -331,11 +331,11 @@ enum Command {
         #[arg(long)]
         run: PathBuf,
         /// Cache folder: the conformer cache and prepared datasets (default:
-        /// $MOLATTN_CACHE, else ~/.cache/molattn).
+        /// $MOLATTN_CACHE, else $XDG_CACHE_HOME/molattn, else ~/.cache/molattn).
         #[arg(long)]
         cache: Option<PathBuf>,
         /// Embed every molecule; neither read nor write the conformer cache.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "cache")]
         no_cache: bool,
         /// CSV of molecules.
         #[arg(long)]

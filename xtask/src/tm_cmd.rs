@@ -29,7 +29,8 @@ const PARTS: [&str; 3] = [
     "qm9pack/data/qm9_part3.csv",
 ];
 
-/// The cache root: `--cache`, else `$MOLATTN_CACHE`, else `~/.cache/molattn`.
+/// The cache root: `--cache`, else `$MOLATTN_CACHE`, else `$XDG_CACHE_HOME/molattn`,
+/// else `~/.cache/molattn`.
 pub fn cache_dir(given: Option<PathBuf>) -> PathBuf {
     given
         .or_else(mol_featurize::cache::default_cache_dir)

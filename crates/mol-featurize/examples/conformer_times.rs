@@ -1,6 +1,8 @@
 //! Prints the slowest conformer embeddings of a file with one SMILES per line.
 //! `cut -d, -f1 data.csv | tail -n +2 > smiles.txt`
-//! `cargo run --example conformer_times -- smiles.txt`
+//! `cargo run --example conformer_times -- smiles.txt [MAX_HEAVY_ATOMS_3D]`
+//! (the optional second argument overrides the 3D size limit, e.g. 1000 to time large
+//! molecules that the default sends to the 2D layout)
 use std::time::Instant;
 
 use mol_featurize::Molecule;
@@ -12,13 +14,17 @@ fn main() {
         std::process::exit(2);
     };
     let text = std::fs::read_to_string(path).expect("read");
+    let mut options = ConformerOptions::default();
+    if let Some(limit) = std::env::args().nth(2) {
+        options.max_heavy_atoms_3d = limit.parse().expect("MAX_HEAVY_ATOMS_3D: a number");
+    }
     let mut times = Vec::new();
     for (row, smiles) in text.lines().enumerate() {
         let Ok(mol) = Molecule::from_smiles(smiles) else {
             continue;
         };
         let t0 = Instant::now();
-        let got = coordinates(&mol, &ConformerOptions::default()).map(|(_, m)| m);
+        let got = coordinates(&mol, &options).map(|(_, m)| m);
         times.push((
             t0.elapsed().as_secs_f64(),
             row,

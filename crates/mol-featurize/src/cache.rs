@@ -1,11 +1,12 @@
 //! On-disk cache of conformer coordinates: a dataset embedded once is not embedded again.
 //!
 //! The 3D embedding (ETKDG + UFF) is nearly all of featurization's cost; parsing and the
-//! MAT / Graphormer features of a molecule take microseconds. So the cache holds what
-//! [`conformer::coordinates`] returned for one input, and every featurizer (MAT,
-//! Transformer-M, prediction) reads it, whatever its own feature settings (charge
-//! encoding, `reference_compat`, hop limits), which cannot change the coordinates and are
-//! recomputed from the molecule each time.
+//! MAT features of a molecule take microseconds. So the cache holds what
+//! [`conformer::coordinates`] returned for one input, and everything that featurizes
+//! SMILES through [`crate::dataset::featurize_all_cached`] (MAT training, prediction,
+//! `cargo xtask featurize`) reads it, whatever its feature settings (charge encoding,
+//! `reference_compat`), which cannot change the coordinates and are recomputed from the
+//! molecule each time. (Transformer-M trains on QM9's own geometries: no conformers.)
 //!
 //! - Key: SHA-256 of [`crate::VERSION`], the [`ConformerOptions`] (method, seed, attempts,
 //!   size limit, UFF on/off, as JSON) and the input SMILES exactly as given (trimmed). A
@@ -186,36 +187,48 @@ impl ConformerCache {
         }
     }
 
-    /// Opens the database, waiting while another process holds it; a file that is not a
-    /// readable database is moved aside and replaced by an empty one.
+    /// Opens the database, waiting (up to [`LOCK_WAIT`]) while another process holds it;
+    /// a file that is not a readable database (corrupt, truncated, not redb) is moved aside
+    /// once and replaced by an empty one. Every other error (permissions, disk, a newer
+    /// file format) is returned and leaves the file alone.
     fn database(&self) -> Result<Database, CacheError> {
         let start = Instant::now();
         let mut moved_aside = false;
         loop {
-            match Database::create(&self.path) {
+            let err = match Database::create(&self.path) {
                 Ok(db) => return Ok(db),
-                Err(DatabaseError::DatabaseAlreadyOpen) => {
-                    if start.elapsed() > LOCK_WAIT {
-                        return Err(CacheError::Busy {
-                            path: self.path.clone(),
-                            seconds: LOCK_WAIT.as_secs(),
-                        });
-                    }
-                    std::thread::sleep(Duration::from_millis(20));
+                Err(e) => e,
+            };
+            let busy = matches!(
+                err,
+                DatabaseError::DatabaseAlreadyOpen | DatabaseError::LockProtocolMismatch
+            ) || matches!(&err, DatabaseError::Storage(redb::StorageError::Io(e))
+                if e.kind() == std::io::ErrorKind::WouldBlock);
+            let corrupt = matches!(
+                &err,
+                DatabaseError::Storage(redb::StorageError::Corrupted(_))
+            ) || matches!(&err, DatabaseError::Storage(redb::StorageError::Io(e))
+                    if matches!(e.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidData));
+            if busy {
+                if start.elapsed() > LOCK_WAIT {
+                    return Err(CacheError::Busy {
+                        path: self.path.clone(),
+                        seconds: LOCK_WAIT.as_secs(),
+                    });
                 }
-                Err(DatabaseError::Storage(redb::StorageError::Io(e)))
-                    if e.kind() == std::io::ErrorKind::WouldBlock =>
-                {
-                    std::thread::sleep(Duration::from_millis(20));
+                std::thread::sleep(Duration::from_millis(20));
+            } else if corrupt && !moved_aside {
+                // Keep it for inspection and start afresh. Another process may have moved
+                // it first: then there is nothing to move and the next open creates it.
+                let aside = self.path.with_extension("redb.corrupt");
+                match std::fs::rename(&self.path, &aside) {
+                    Ok(()) => {}
+                    Err(r) if r.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(r) => return Err(self.io(format!("{err}; moving it aside failed: {r}"))),
                 }
-                Err(e) if !moved_aside => {
-                    // Not a database we can read: keep it for inspection, start afresh.
-                    let aside = self.path.with_extension("redb.corrupt");
-                    std::fs::rename(&self.path, &aside)
-                        .map_err(|r| self.io(format!("{e}; moving it aside failed: {r}")))?;
-                    moved_aside = true;
-                }
-                Err(e) => return Err(self.io(e)),
+                moved_aside = true;
+            } else {
+                return Err(self.io(err));
             }
         }
     }

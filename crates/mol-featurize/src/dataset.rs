@@ -75,6 +75,9 @@ pub fn featurize_all(
     featurize_all_cached(smiles, featurizer, progress, None)
 }
 
+/// Molecules embedded (and then stored in the cache) per chunk.
+const EMBED_CHUNK: usize = 256;
+
 /// [`featurize_all`], taking conformer coordinates from `cache` where it has them and
 /// storing the ones it computes (see [`crate::cache`]). A cache that cannot be read or
 /// written is reported in [`FeaturizeReport::cache`] and the run goes on without it.
@@ -107,9 +110,20 @@ pub fn featurize_all_cached(
             Ok(found) => {
                 rep.corrupt = found.corrupt;
                 let mut found = found.values.into_iter();
-                for (slot, key) in coords.iter_mut().zip(&keys) {
-                    if key.is_some() {
-                        *slot = found.next().flatten();
+                for ((slot, key), mol) in coords.iter_mut().zip(&keys).zip(&parsed) {
+                    if key.is_none() {
+                        continue;
+                    }
+                    let value = found.next().flatten();
+                    // An entry for another atom count (a parser change without a version
+                    // bump) is as good as corrupt: recompute and overwrite it.
+                    let fits = |v: &CachedCoordinates, m: &Molecule| {
+                        v.as_ref().is_none_or(|(xyz, _)| xyz.len() == m.num_atoms())
+                    };
+                    match (value, mol) {
+                        (Some(v), Ok(m)) if fits(&v, m) => *slot = Some(v),
+                        (Some(_), _) => rep.corrupt += 1,
+                        (None, _) => {}
                     }
                 }
             }
@@ -139,44 +153,45 @@ pub fn featurize_all_cached(
     } else {
         ProgressBar::hidden()
     };
-    let computed: Vec<Result<CachedCoordinates, FeaturizeError>> = todo
-        .par_iter()
-        .progress_with(bar.clone())
-        .map(|&(_, mol)| guard(mol.smiles(), || Ok(conformer::coordinates(mol, options))))
-        .collect();
-    bar.finish_and_clear();
+    // In chunks, each stored as soon as it is done: an interrupted run keeps what it
+    // embedded, and no write transaction grows with the dataset.
     let mut failed: Vec<Option<FeaturizeError>> = vec![None; smiles.len()];
-    let mut new_entries = Vec::new();
-    let todo: Vec<usize> = todo.into_iter().map(|(i, _)| i).collect();
-    for (&i, result) in todo.iter().zip(computed) {
-        match result {
-            Ok(value) => {
-                coords[i] = Some(value);
-                if let Some(key) = keys[i] {
-                    new_entries.push((key, i));
-                }
-            }
-            Err(e) => failed[i] = Some(e),
-        }
-    }
-    if let (Some(cache), Some(rep)) = (cache, cache_report.as_mut()) {
+    if let Some(rep) = cache_report.as_mut() {
         rep.hits = smiles.len() - todo.len() - parsed.iter().filter(|p| p.is_err()).count();
         rep.misses = todo.len();
-        let entries: Vec<([u8; 32], &CachedCoordinates)> = new_entries
-            .iter()
-            .filter_map(|&(key, i)| coords[i].as_ref().map(|c| (key, c)))
-            .collect();
-        if rep.error.is_none()
-            && let Err(e) = cache.put_many(&entries)
-        {
-            rep.error = Some(e.to_string());
-        }
-        rep.stored = if rep.error.is_none() {
-            entries.len()
-        } else {
-            0
-        };
     }
+    for chunk in todo.chunks(EMBED_CHUNK) {
+        let computed: Vec<Result<CachedCoordinates, FeaturizeError>> = chunk
+            .par_iter()
+            .progress_with(bar.clone())
+            .map(|&(_, mol)| guard(mol.smiles(), || Ok(conformer::coordinates(mol, options))))
+            .collect();
+        let mut new_entries = Vec::new();
+        for (&(i, _), result) in chunk.iter().zip(computed) {
+            match result {
+                Ok(value) => {
+                    coords[i] = Some(value);
+                    if let Some(key) = keys[i] {
+                        new_entries.push((key, i));
+                    }
+                }
+                Err(e) => failed[i] = Some(e),
+            }
+        }
+        if let (Some(cache), Some(rep)) = (cache, cache_report.as_mut())
+            && rep.error.is_none()
+        {
+            let entries: Vec<([u8; 32], &CachedCoordinates)> = new_entries
+                .iter()
+                .filter_map(|&(key, i)| coords[i].as_ref().map(|c| (key, c)))
+                .collect();
+            match cache.put_many(&entries) {
+                Ok(()) => rep.stored += entries.len(),
+                Err(e) => rep.error = Some(e.to_string()),
+            }
+        }
+    }
+    bar.finish_and_clear();
 
     // Features (cheap) from the molecule and its coordinates.
     let results: Vec<Result<MatFeatures, FeaturizeError>> = parsed

@@ -65,6 +65,7 @@ pub fn predict_smiles(
     let cache = crate::open_conformer_cache(conformer_cache);
     let (features, report) =
         featurize_all_cached(smiles, &spec.featurizer, smiles.len() > 200, cache.as_ref());
+    crate::print_cache_report(&report);
     let ok: Vec<&MatFeatures> = features.iter().flatten().collect();
     let raw = predict_raw(&model, &ok, spec.train.batch_size, device);
     let mut raw = raw.into_iter();

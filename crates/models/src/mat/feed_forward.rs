@@ -60,7 +60,8 @@ impl FeedForward {
             // One 2D GEMM over all B * N rows (see attn_core::molecule_attention).
             let [b, n, d] = x.dims();
             let y = linear.forward(x.reshape([b * n, d]));
-            let y: Tensor<3> = y.reshape([b, n, d]);
+            let d_out = y.dims()[1];
+            let y: Tensor<3> = y.reshape([b, n, d_out]);
             let y = if i < last {
                 leaky_relu(y, self.leaky_relu_slope)
             } else {

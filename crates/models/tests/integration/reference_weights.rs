@@ -38,7 +38,7 @@ fn full_state_dict_loads_with_reference_names() {
 
 #[test]
 fn encoder_only_keeps_the_fresh_generator() {
-    let _rng = crate::rng_shared();
+    let _rng = crate::rng_exclusive();
     let dev = Device::flex();
     dev.seed(1);
     let fresh = MatConfig::small().with_n_output(3).init(&dev);
