@@ -1,14 +1,12 @@
-//! Imports the exported MAT with burn-onnx's `ModelGen` (Burn code + Burnpack weights).
-use burn_onnx::ModelGen;
+//! Rebuilds when the generated model changes; the generation itself is done beforehand by
+//! the `onnx-roundtrip-codegen` package (run by `cargo xtask onnx-roundtrip`), so that this
+//! crate has no burn-onnx build-dependency and reuses the main workspace's Burn build.
 
 fn main() {
-    let onnx = "model/mat_small.onnx";
-    println!("cargo:rerun-if-changed={onnx}");
-    if !std::path::Path::new(onnx).exists() {
-        panic!("{onnx} is missing: run `cargo xtask onnx-roundtrip`, which exports it first");
+    let generated = "model/generated/mat_small.rs";
+    println!("cargo:rerun-if-changed={generated}");
+    println!("cargo:rerun-if-changed=model/generated/mat_small.bpk");
+    if !std::path::Path::new(generated).exists() {
+        panic!("{generated} is missing: run `cargo xtask-onnx onnx-roundtrip`, which generates it");
     }
-    ModelGen::new()
-        .input(onnx)
-        .out_dir("model/")
-        .run_from_script();
 }

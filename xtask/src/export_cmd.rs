@@ -319,8 +319,9 @@ fn msa_block(
 }
 
 /// `cargo xtask onnx-roundtrip`: exports the small reference MAT into
-/// `tests/onnx-roundtrip/model/`, with the Burn outputs on two batches, then builds and
-/// tests that crate, which imports the file with burn-onnx's `ModelGen`.
+/// `tests/onnx-roundtrip/model/`, with the Burn outputs on two batches, generates Burn code
+/// from it with burn-onnx's `ModelGen` (the `onnx-roundtrip-codegen` package), then builds
+/// and tests the `onnx-roundtrip` crate, which compiles that code.
 pub fn onnx_roundtrip(root: &Path) -> Result<()> {
     let (model, batches) = crate::parity::mat::small_model_and_batches(&root.join("fixtures"))?;
     let dir = root.join("tests/onnx-roundtrip/model");
@@ -350,16 +351,53 @@ pub fn onnx_roundtrip(root: &Path) -> Result<()> {
     }
     std::fs::write(dir.join("expected.json"), serde_json::to_vec(&cases)?)?;
     println!(
-        "wrote {} and expected.json; importing with burn-onnx",
+        "wrote {} and expected.json; generating Burn code with burn-onnx",
         onnx.display()
     );
+    let manifest = root.join("tests/onnx-roundtrip/Cargo.toml");
     let status = std::process::Command::new(env!("CARGO"))
-        .args(["test", "--manifest-path"])
-        .arg(root.join("tests/onnx-roundtrip/Cargo.toml"))
-        .args(["--", "--nocapture"])
+        .args([
+            "run",
+            "--quiet",
+            "--profile",
+            "codegen",
+            "-p",
+            "onnx-roundtrip-codegen",
+        ])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .arg("--")
+        .arg(&onnx)
+        .arg(dir.join("generated"))
         .status()?;
     if !status.success() {
-        bail!("burn-onnx round trip failed ({status}); see docs/ONNX.md");
+        bail!("burn-onnx code generation failed ({status}); see docs/ONNX.md");
+    }
+    // The test crate is meant to reuse the main workspace's compiled Burn (docs/BUILD.md);
+    // cargo's progress lines tell whether it did.
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["test", "-p", "onnx-roundtrip", "--manifest-path"])
+        .arg(&manifest)
+        .args(["--", "--nocapture"])
+        .output()?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprint!("{stderr}");
+    print!("{}", String::from_utf8_lossy(&output.stdout));
+    if !output.status.success() {
+        bail!(
+            "burn-onnx round trip failed ({}); see docs/ONNX.md",
+            output.status
+        );
+    }
+    if stderr
+        .lines()
+        .any(|l| l.trim_start().starts_with("Compiling burn-flex"))
+    {
+        println!(
+            "note: the round trip compiled its own Burn instead of reusing this build's \
+             (expected unless this is `cargo xtask-full`; otherwise the feature mirror in \
+             tests/onnx-roundtrip/Cargo.toml has drifted, see docs/BUILD.md)"
+        );
     }
     println!("burn-onnx round trip: imported MAT matches Burn within 1e-4");
     Ok(())

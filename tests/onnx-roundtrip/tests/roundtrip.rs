@@ -17,7 +17,10 @@ fn imported_mat_matches_the_exported_burn_model() {
     let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
     let dev = Device::flex();
     // The weights burn-onnx wrote next to the generated code, on the CPU backend.
-    let model = Model::from_file(concat!(env!("OUT_DIR"), "/model/mat_small.bpk"), &dev);
+    let model = Model::from_file(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/model/generated/mat_small.bpk"),
+        &dev,
+    );
     for case in &cases {
         let mask: Tensor<2> = tensor(case, "key_padding_mask", &dev);
         let out = model.forward(
