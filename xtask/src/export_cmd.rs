@@ -110,18 +110,12 @@ fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
     let mut cases = Vec::new();
     for chunk in batches {
         let data = pad_batch(chunk).map_err(anyhow::Error::msg)?;
-        let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
         let want: Vec<f32> = model
             .forward(&MatBatch::from_data(&data, device))
             .try_into_vec_as()?;
         cases.push(Case {
-            label: format!("{b} x {n} atoms"),
-            feeds: vec![
-                Feed::f32("node_features", &[b, n, d], data.node_features),
-                Feed::bool("key_padding_mask", &[b, n], data.key_padding_mask),
-                Feed::f32("adjacency", &[b, n, n], data.adjacency),
-                Feed::f32("distances", &[b, n, n], data.distances),
-            ],
+            label: format!("{} x {} atoms", data.batch_size, data.n_atoms),
+            feeds: export::mat_feeds(&data),
             want,
         });
     }

@@ -2,26 +2,29 @@
 //! crates. Each parses flags, calls a crate function and prints.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use burn::module::Module;
 use burn::tensor::Device;
 use clap::{Parser, Subcommand, ValueEnum};
-use models::{MatBatch, MatConfig};
+use models::MatConfig;
 use mol_featurize::conformer::CoordinateMethod;
-use mol_featurize::{
-    ConformerOptions, MatFeaturizer, featurize_all, featurize_all_cached, pad_batch,
-};
+use mol_featurize::{ConformerOptions, MatFeaturizer, featurize_all_cached};
 use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
 #[cfg(feature = "onnx")]
 mod export_cmd;
 mod featurize_bench;
+mod model_bench;
 mod msa_bench;
 mod parity;
 mod tm_cmd;
+
+// Burn's CPU backend allocates a buffer per op; mimalloc reuses them where glibc's malloc
+// unmaps and re-faults large ones (1.7x on the small MAT forward, docs/BENCHMARKS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[derive(Parser)]
 #[command(
@@ -443,6 +446,31 @@ enum Command {
         /// (needs python3 with rdkit and numpy).
         #[arg(long)]
         compare_rdkit: bool,
+        /// Only models: MAT small and pretrained-size, forward and training step, ours
+        /// (flex; wgpu with --device wgpu; ONNX Runtime in an `onnx` build) against our
+        /// PyTorch reference on the same batch and threads; writes bench/results.json.
+        #[arg(long)]
+        compare_torch: bool,
+        /// Threads for every runtime of --compare-torch (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Seconds of timed calls per row of --compare-torch (at least 3 calls, at most 20).
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+    },
+    /// One row of `bench --compare-torch`, measured in its own process (internal).
+    #[command(hide = true)]
+    BenchRow {
+        #[arg(long)]
+        batch: PathBuf,
+        #[arg(long, value_enum)]
+        model: model_bench::BenchModel,
+        #[arg(long, value_enum)]
+        mode: model_bench::BenchMode,
+        #[arg(long, value_enum)]
+        runtime: model_bench::BenchRuntime,
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
     },
 }
 
@@ -558,10 +586,38 @@ fn main() -> Result<()> {
         }
         Command::Bench {
             datasets,
+            device,
+            compare_torch: true,
+            threads,
+            seconds,
+            ..
+        } => {
+            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+            model_bench::compare_torch(
+                &root,
+                &datasets_dir(datasets)?,
+                threads.unwrap_or_else(rayon_threads),
+                seconds,
+                matches!(device, DeviceArg::Wgpu),
+            )
+        }
+        Command::Bench {
+            datasets,
             molecules,
             device,
             ..
-        } => bench(datasets, molecules, device),
+        } => model_bench::bench(&datasets_dir(datasets)?, molecules, device),
+        Command::BenchRow {
+            batch,
+            model,
+            mode,
+            runtime,
+            seconds,
+        } => {
+            let row = model_bench::run_row(&batch, model, mode, runtime, seconds)?;
+            println!("{}", serde_json::to_string(&row)?);
+            Ok(())
+        }
         #[cfg(not(feature = "onnx"))]
         Command::Export { .. } => Err(missing_feature("onnx", "cargo xtask export")),
         #[cfg(not(feature = "onnx"))]
@@ -730,7 +786,7 @@ fn write_npz(out: &Path, features: &[Option<mol_featurize::MatFeatures>]) -> Res
             out.display()
         );
     }
-    let data = pad_batch(&ok).map_err(anyhow::Error::msg)?;
+    let data = mol_featurize::pad_batch(&ok).map_err(anyhow::Error::msg)?;
     let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
     let file = std::fs::File::create(out).with_context(|| out.display().to_string())?;
     let mut npz = ndarray_npy::NpzWriter::new(file);
@@ -983,84 +1039,6 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         "outputs in {}: metrics.json, curves.png, best_model.bpk, test_predictions.csv, featurize_report.json",
         out.display()
     );
-    Ok(())
-}
-
-fn bench(datasets: Option<PathBuf>, molecules: usize, device: DeviceArg) -> Result<()> {
-    let dir = datasets_dir(datasets)?;
-    let smiles = train::data::read_smiles_csv(&dir.join("esol/esol.csv"), "smiles")?;
-    let smiles: Vec<String> = smiles.into_iter().take(molecules).collect();
-    println!(
-        "featurization ({} ESOL molecules, {} rayon threads):",
-        smiles.len(),
-        rayon_threads()
-    );
-    for coords in [
-        CoordsArg::Topological,
-        CoordsArg::Layout2d,
-        CoordsArg::Embed3d,
-    ] {
-        let f = featurizer(coords, 42, false);
-        let t0 = Instant::now();
-        let (_, report) = featurize_all(&smiles, &f, false);
-        let secs = t0.elapsed().as_secs_f64();
-        let name: CoordinateMethod = coords.into();
-        println!(
-            "  {name:?}: {:.1} mol/s ({} ok)",
-            report.n_total as f64 / secs,
-            report.n_ok
-        );
-    }
-    let f = featurizer(CoordsArg::Layout2d, 42, false);
-    let (features, _) = featurize_all(&smiles, &f, false);
-    let feats: Vec<_> = features.iter().flatten().take(32).collect();
-    let data = pad_batch(&feats).map_err(anyhow::Error::msg)?;
-    println!(
-        "MAT forward, batch 32 (N = {} atoms after padding), device {:?}:",
-        data.n_atoms,
-        device.device()?
-    );
-    for (name, config) in [
-        ("small", MatConfig::small()),
-        ("pretrained", MatConfig::pretrained()),
-    ] {
-        let dev = device.device()?;
-        dev.seed(0);
-        let model = config.with_dropout(0.0).init(&dev);
-        let batch = MatBatch::from_data(&data, &dev);
-        let run = || {
-            let y = model.forward(&batch);
-            let _ = y.try_into_vec_as::<f32>();
-        };
-        run(); // warm-up
-        let mut times = Vec::new();
-        let budget = Instant::now();
-        while times.len() < 3 || (budget.elapsed() < Duration::from_secs(10) && times.len() < 20) {
-            let t0 = Instant::now();
-            run();
-            times.push(t0.elapsed().as_secs_f64());
-        }
-        times.sort_by(f64::total_cmp);
-        let median = times[times.len() / 2];
-        println!(
-            "  {name:<10} ({} params): {:.1} mol/s (median of {} runs, {:.1} ms/batch)",
-            model.num_params(),
-            32.0 / median,
-            times.len(),
-            median * 1e3
-        );
-    }
-    // In a child process, so that its peak memory is its own.
-    let status = std::process::Command::new(std::env::current_exe()?)
-        .args(["msa-bench", "--device"])
-        .arg(
-            device
-                .to_possible_value()
-                .expect("no skipped variants")
-                .get_name(),
-        )
-        .status()?;
-    anyhow::ensure!(status.success(), "msa-bench failed: {status}");
     Ok(())
 }
 

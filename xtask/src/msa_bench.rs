@@ -23,7 +23,7 @@ pub struct MsaBenchOptions {
 }
 
 /// Peak resident set size of this process in MiB (Linux `VmHWM`; `None` elsewhere).
-fn peak_rss_mib() -> Option<f64> {
+pub(crate) fn peak_rss_mib() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;

@@ -17,9 +17,11 @@ use burn::nn::Linear;
 use burn::prelude::*;
 use models::MatModel;
 use models::mat::feed_forward::FeedForward;
+use mol_featurize::MatBatchData;
 use onnx_protobuf::ModelProto;
 
 use crate::graph::{Attr, Dim, Elem, GraphBuilder};
+use crate::verify::Feed;
 
 /// Values of a parameter as f32.
 pub(crate) fn values<const D: usize>(p: &Param<Tensor<D>>) -> Vec<f32> {
@@ -293,4 +295,17 @@ pub fn mat_to_onnx(model: &MatModel, metadata: &[(String, String)]) -> ModelProt
         &[batch, Dim::Fixed(n_output)],
     );
     g.finish(metadata)
+}
+
+/// The graph inputs of [`mat_to_onnx`] for a padded batch: `node_features [B, N, d_atom]`,
+/// `key_padding_mask [B, N]` (true = padding), `adjacency [B, N, N]`, `distances [B, N, N]`
+/// (Angstrom).
+pub fn mat_feeds(data: &MatBatchData) -> Vec<Feed> {
+    let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
+    vec![
+        Feed::f32("node_features", &[b, n, d], data.node_features.clone()),
+        Feed::bool("key_padding_mask", &[b, n], data.key_padding_mask.clone()),
+        Feed::f32("adjacency", &[b, n, n], data.adjacency.clone()),
+        Feed::f32("distances", &[b, n, n], data.distances.clone()),
+    ]
 }

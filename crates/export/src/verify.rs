@@ -122,6 +122,59 @@ fn ort_environment() -> Result<&'static ort::environment::Environment, ExportErr
     .map_err(|e| ort_err(e.clone()))
 }
 
+/// An ONNX Runtime session on one model, kept open for repeated runs (benchmarks).
+pub struct OnnxRuntimeSession {
+    session: ort::session::Session,
+}
+
+impl OnnxRuntimeSession {
+    /// Opens `model`; `intra_threads` sets ONNX Runtime's intra-op thread count (`None`:
+    /// its default, one per physical core).
+    ///
+    /// # Errors
+    /// [`ExportError::Runtime`] when the library cannot be loaded or the model is rejected.
+    pub fn open(model: &Path, intra_threads: Option<usize>) -> Result<Self, ExportError> {
+        let env = ort_environment()?;
+        let mut builder = ort::session::Session::builder(env).map_err(ort_err)?;
+        if let Some(n) = intra_threads {
+            builder = builder.with_intra_threads(n).map_err(ort_err)?;
+        }
+        let session = builder.commit_from_file(model).map_err(ort_err)?;
+        Ok(Self { session })
+    }
+
+    /// Runs the model on `feeds` and returns the f32 values of `output`.
+    ///
+    /// # Errors
+    /// [`ExportError::Runtime`] when the run fails or `output` is not an f32 output.
+    pub fn run(&mut self, feeds: &[Feed], output: &str) -> Result<Vec<f32>, ExportError> {
+        let mut inputs: Vec<(
+            std::borrow::Cow<'_, str>,
+            ort::session::SessionInputValue<'_>,
+        )> = Vec::new();
+        for feed in feeds {
+            let shape: Vec<i64> = feed.shape.iter().map(|&d| d as i64).collect();
+            let value: ort::session::SessionInputValue<'_> = match &feed.data {
+                FeedData::F32(v) => ort::value::Tensor::from_array((shape, v.clone()))
+                    .map_err(ort_err)?
+                    .into(),
+                FeedData::Bool(v) => ort::value::Tensor::from_array((shape, v.clone()))
+                    .map_err(ort_err)?
+                    .into(),
+                FeedData::I64(v) => ort::value::Tensor::from_array((shape, v.clone()))
+                    .map_err(ort_err)?
+                    .into(),
+            };
+            inputs.push((feed.name.clone().into(), value));
+        }
+        let outputs = self.session.run(inputs).map_err(ort_err)?;
+        let (_, values) = outputs[output]
+            .try_extract_tensor::<f32>()
+            .map_err(ort_err)?;
+        Ok(values.to_vec())
+    }
+}
+
 /// Runs `model` in ONNX Runtime and returns the f32 values of `output`.
 ///
 /// # Errors
@@ -131,35 +184,7 @@ pub fn run_onnxruntime(
     feeds: &[Feed],
     output: &str,
 ) -> Result<Vec<f32>, ExportError> {
-    let env = ort_environment()?;
-    let mut session = ort::session::Session::builder(env)
-        .map_err(ort_err)?
-        .commit_from_file(model)
-        .map_err(ort_err)?;
-    let mut inputs: Vec<(
-        std::borrow::Cow<'_, str>,
-        ort::session::SessionInputValue<'_>,
-    )> = Vec::new();
-    for feed in feeds {
-        let shape: Vec<i64> = feed.shape.iter().map(|&d| d as i64).collect();
-        let value: ort::session::SessionInputValue<'_> = match &feed.data {
-            FeedData::F32(v) => ort::value::Tensor::from_array((shape, v.clone()))
-                .map_err(ort_err)?
-                .into(),
-            FeedData::Bool(v) => ort::value::Tensor::from_array((shape, v.clone()))
-                .map_err(ort_err)?
-                .into(),
-            FeedData::I64(v) => ort::value::Tensor::from_array((shape, v.clone()))
-                .map_err(ort_err)?
-                .into(),
-        };
-        inputs.push((feed.name.clone().into(), value));
-    }
-    let outputs = session.run(inputs).map_err(ort_err)?;
-    let (_, values) = outputs[output]
-        .try_extract_tensor::<f32>()
-        .map_err(ort_err)?;
-    Ok(values.to_vec())
+    OnnxRuntimeSession::open(model, None)?.run(feeds, output)
 }
 
 /// Runs `model` in tract (shapes fixed to those of `feeds`, then optimised) and returns
