@@ -567,7 +567,7 @@ fn main() -> Result<()> {
         } if featurize || compare_rdkit => {
             let dir = datasets_dir(datasets)?;
             let smiles = featurize_bench::benchmark_smiles(&dir, molecules)?;
-            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+            let root = repo_root();
             if featurize {
                 featurize_bench::stage_profile(
                     &smiles,
@@ -592,7 +592,7 @@ fn main() -> Result<()> {
             seconds,
             ..
         } => {
-            let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+            let root = repo_root();
             model_bench::compare_torch(
                 &root,
                 &datasets_dir(datasets)?,
@@ -656,9 +656,7 @@ fn main() -> Result<()> {
             export_cmd::run(&source, &out, &Device::flex())
         }
         #[cfg(feature = "onnx")]
-        Command::OnnxRoundtrip => {
-            export_cmd::onnx_roundtrip(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
-        }
+        Command::OnnxRoundtrip => export_cmd::onnx_roundtrip(&repo_root()),
         Command::MsaBench {
             n_seq,
             n_res,
@@ -682,7 +680,7 @@ fn main() -> Result<()> {
             write_doc,
         } => {
             let options = parity::ParityOptions {
-                root: PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."),
+                root: repo_root(),
                 datasets: datasets_dir(datasets)?,
                 conformers,
                 write_doc,
@@ -1040,6 +1038,15 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         out.display()
     );
     Ok(())
+}
+
+/// The repository root: the parent of xtask's directory, read at run time (`cargo run` sets
+/// `CARGO_MANIFEST_DIR`) so that a binary built from another checkout of the same commit,
+/// reused from a shared build directory, still finds this checkout's files.
+fn repo_root() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+        .join("..")
 }
 
 fn rayon_threads() -> usize {

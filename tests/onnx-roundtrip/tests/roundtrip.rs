@@ -10,17 +10,22 @@ fn tensor<const D: usize>(case: &serde_json::Value, name: &str, dev: &Device) ->
     Tensor::from_data(TensorData::new(values, shape), dev)
 }
 
+/// This crate's directory at run time (set by `cargo test`), so that a test binary reused
+/// from the shared build directory reads this checkout's files.
+fn manifest_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+}
+
 #[test]
 fn imported_mat_matches_the_exported_burn_model() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/model/expected.json"))
+    let text = std::fs::read_to_string(manifest_dir().join("model/expected.json"))
         .expect("run `cargo xtask onnx-roundtrip`");
     let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
     let dev = Device::flex();
     // The weights burn-onnx wrote next to the generated code, on the CPU backend.
-    let model = Model::from_file(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/model/generated/mat_small.bpk"),
-        &dev,
-    );
+    let model = Model::from_file(manifest_dir().join("model/generated/mat_small.bpk"), &dev);
     for case in &cases {
         let mask: Tensor<2> = tensor(case, "key_padding_mask", &dev);
         let out = model.forward(

@@ -12,8 +12,7 @@ const GATED: &str = "msa_column_global_attention";
 const UNGATED: &str = "msa_column_global_attention_ungated";
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../fixtures/parity/global_attention.safetensors")
+    crate::manifest_dir().join("../../fixtures/parity/global_attention.safetensors")
 }
 
 /// `name` from the fixture as `(shape, values)`.

@@ -9,7 +9,7 @@ use models::MatConfig;
 use models::mat::{LoadError, LoadParts};
 
 fn small_pt() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/parity/mat_small_weights.pt")
+    crate::manifest_dir().join("../../fixtures/parity/mat_small_weights.pt")
 }
 
 fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {

@@ -4,3 +4,12 @@
 
 mod ogb_fixtures;
 mod rdkit_fixtures;
+
+/// The crate's directory at run time (`cargo test` sets `CARGO_MANIFEST_DIR` for the test
+/// process; the compile-time value is the fallback). Not `env!` alone: a build directory
+/// shared between checkouts at different paths can reuse a test binary built elsewhere.
+pub fn manifest_dir() -> std::path::PathBuf {
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
+    )
+}

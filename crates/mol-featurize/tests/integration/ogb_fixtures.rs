@@ -18,10 +18,7 @@ fn ints(v: &Value) -> Vec<i64> {
 
 #[test]
 fn ogb_features_match_smiles2graph() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../fixtures/ogb_features.json"
-    );
+    let path = crate::manifest_dir().join("../../fixtures/ogb_features.json");
     let fixture: Value =
         serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json");
     let molecules = fixture["molecules"].as_array().unwrap();

@@ -8,10 +8,7 @@ use mol_featurize::{ConformerOptions, MatFeaturizer, Molecule};
 use serde_json::Value;
 
 fn fixture() -> Value {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../fixtures/mat_features.json"
-    );
+    let path = crate::manifest_dir().join("../../fixtures/mat_features.json");
     serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json")
 }
 

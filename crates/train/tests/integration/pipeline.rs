@@ -13,7 +13,7 @@ use train::{RunControl, RunSpec, SplitSpec, Task, TrainError, TrainOptions, trai
 fn datasets() -> PathBuf {
     std::env::var_os("MOLATTN_DATA")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"))
+        .unwrap_or_else(|| crate::manifest_dir().join("../../../shared/datasets"))
 }
 
 fn scratch(name: &str) -> PathBuf {
