@@ -176,9 +176,15 @@ pub fn run_row(
         (_, BenchMode::Forward) => {
             let net = model.config().init(&device);
             let batch = MatBatch::from_data(&data, &device);
+            // What `predict` does on the CPU: the batch split across the threads.
+            let parts = match runtime {
+                BenchRuntime::Flex => rayon::current_num_threads(),
+                _ => 1,
+            };
             time_calls(
                 || {
-                    net.forward(&batch).try_into_vec_as::<f32>()?;
+                    net.forward_parallel(&batch, parts)
+                        .try_into_vec_as::<f32>()?;
                     Ok(())
                 },
                 seconds,

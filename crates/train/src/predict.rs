@@ -12,7 +12,8 @@ use crate::trainer::{RunSpec, Task};
 
 /// Runs `model` (evaluation mode) over `features` in batches of `batch_size`.
 /// Returns raw outputs `[n][n_output]` (logits for classification; scaled values for
-/// regression: apply [`RunSpec::unscale`]).
+/// regression: apply [`RunSpec::unscale`]). On the flex CPU device each batch is split
+/// across rayon's threads ([`MatModel::forward_parallel`]).
 pub fn predict_raw(
     model: &MatModel,
     features: &[&MatFeatures],
@@ -20,10 +21,15 @@ pub fn predict_raw(
     device: &Device,
 ) -> Vec<Vec<f32>> {
     let mut out = Vec::with_capacity(features.len());
+    let parts = if *device == Device::flex() {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
     for chunk in features.chunks(batch_size.max(1)) {
         // pad_batch only fails on mixed d_atom, impossible within one featurizer.
         let data = pad_batch(chunk).expect("one featurizer, one d_atom");
-        let y = model.forward(&MatBatch::from_data(&data, device));
+        let y = model.forward_parallel(&MatBatch::from_data(&data, device), parts);
         let [_, k] = y.dims();
         let values: Vec<f32> = y.try_into_vec_as::<f32>().unwrap_or_default();
         out.extend(values.chunks(k).map(|c| c.to_vec()));

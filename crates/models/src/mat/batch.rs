@@ -40,4 +40,19 @@ impl MatBatch {
             ),
         }
     }
+
+    /// Molecules `start..end` of the batch (every tensor cut along the batch axis; the
+    /// padded atom axis N is kept).
+    ///
+    /// # Panics
+    /// If `start > end` or `end` exceeds the batch size.
+    pub fn molecules(&self, start: usize, end: usize) -> Self {
+        let len = end - start;
+        Self {
+            node_features: self.node_features.clone().narrow(0, start, len),
+            adjacency: self.adjacency.clone().narrow(0, start, len),
+            distances: self.distances.clone().narrow(0, start, len),
+            key_padding_mask: self.key_padding_mask.clone().narrow(0, start, len),
+        }
+    }
 }

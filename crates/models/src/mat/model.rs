@@ -41,6 +41,29 @@ impl MatModel {
         self.generator.forward(h, batch.key_padding_mask.clone())
     }
 
+    /// [`forward`](Self::forward) with the batch cut into `parts` contiguous groups of
+    /// molecules that run at once on rayon's threads; outputs `[B, n_output]` in the
+    /// batch's order, each molecule's values those of `forward` (molecules do not interact).
+    ///
+    /// For CPU inference. Burn's flex backend parallelises large GEMMs but runs
+    /// elementwise ops (softmax, masks, norms) on one thread, so a small model leaves
+    /// cores idle; measured on 2 cores (docs/BENCHMARKS.md): MAT small 1.3x, the
+    /// pretrained size unchanged (GEMM-bound, already parallel). `parts` is clamped to
+    /// `1..=B`; 1 is `forward`.
+    pub fn forward_parallel(&self, batch: &MatBatch, parts: usize) -> Tensor<2> {
+        use rayon::prelude::*;
+        let b = batch.node_features.dims()[0];
+        let parts = parts.clamp(1, b.max(1));
+        if parts == 1 {
+            return self.forward(batch);
+        }
+        let outputs: Vec<Tensor<2>> = (0..parts)
+            .into_par_iter()
+            .map(|i| self.forward(&batch.molecules(i * b / parts, (i + 1) * b / parts)))
+            .collect();
+        Tensor::cat(outputs, 0)
+    }
+
     /// Atom states after the encoder, `[B, N, d_model]`.
     pub fn encode(&self, batch: &MatBatch) -> Tensor<3> {
         let x = self.src_embed.forward(batch.node_features.clone());

@@ -123,3 +123,34 @@ fn flex_and_wgpu_agree() {
         assert!((a - b).abs() <= 1e-4, "flex {want:?} vs wgpu {got:?}");
     }
 }
+
+#[test]
+fn forward_parallel_gives_each_molecule_the_values_of_forward() {
+    let _rng = crate::rng_shared();
+    let dev = Device::flex();
+    let model: MatModel = MatConfig::small().with_dropout(0.0).init(&dev);
+    let smiles = [
+        "C",
+        "CCO",
+        "c1ccccc1O",
+        "CC(=O)[O-].[Na+]",
+        "FC(Cl)(Br)I",
+        LONG,
+        "N#N",
+    ];
+    let batch = MatBatch::from_data(&batch_data(&smiles), &dev);
+    let want = values(model.forward(&batch));
+    assert_eq!(want.len(), smiles.len());
+    // 7 molecules in 1, 2, 3 (uneven) and 7 groups, and more groups than molecules.
+    for parts in [1, 2, 3, 7, 20] {
+        let got = values(model.forward_parallel(&batch, parts));
+        assert_eq!(got.len(), want.len(), "parts {parts}");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-5,
+                "parts {parts}, molecule {i} ({}): {g} vs {w}",
+                smiles[i]
+            );
+        }
+    }
+}
