@@ -1,5 +1,5 @@
 //! Rebuilds when the generated model changes; the generation itself is done beforehand by
-//! the `onnx-roundtrip-codegen` package (run by `cargo xtask onnx-roundtrip`), so that this
+//! the `onnx-roundtrip-codegen` package (run by `cargo xtask-onnx onnx-roundtrip`), so that this
 //! crate has no burn-onnx build-dependency and reuses the main workspace's Burn build.
 
 fn main() {

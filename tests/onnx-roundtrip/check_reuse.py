@@ -7,7 +7,9 @@ full` in the main workspace and `cargo build -p onnx-roundtrip` here. A unit is 
 package, target, mode, features, profile and its dependencies' identities, as cargo's build
 hash is. Prints the units of the round trip that the main build lacks and, among them, the
 first causes (units whose dependencies are all shared): those are the features to mirror in
-Cargo.toml. Exit status 1 when anything is not shared.
+Cargo.toml. Exit status 0 when everything is shared, 1 when something is not (the mirror has
+drifted), 2 when the check itself could not run (cargo failed, or the unit graph is no
+longer available on this toolchain).
 
 Run from the repository root: python3 tests/onnx-roundtrip/check_reuse.py
 """
@@ -66,4 +68,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (subprocess.CalledProcessError, OSError, ValueError, KeyError) as e:
+        print(f"could not compare the unit graphs: {e}", file=sys.stderr)
+        sys.exit(2)

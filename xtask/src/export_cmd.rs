@@ -312,7 +312,7 @@ fn msa_block(
     ))
 }
 
-/// `cargo xtask onnx-roundtrip`: exports the small reference MAT into
+/// `cargo xtask-onnx onnx-roundtrip`: exports the small reference MAT into
 /// `tests/onnx-roundtrip/model/`, with the Burn outputs on two batches, generates Burn code
 /// from it with burn-onnx's `ModelGen` (the `onnx-roundtrip-codegen` package), then builds
 /// and tests the `onnx-roundtrip` crate, which compiles that code.
@@ -349,16 +349,18 @@ pub fn onnx_roundtrip(root: &Path) -> Result<()> {
         onnx.display()
     );
     let manifest = root.join("tests/onnx-roundtrip/Cargo.toml");
-    let status = std::process::Command::new(env!("CARGO"))
-        .args([
-            "run",
-            "--quiet",
-            "--profile",
-            "codegen",
-            "-p",
-            "onnx-roundtrip-codegen",
-        ])
-        .arg("--manifest-path")
+    // The main workspace's build directory, so that the test crate can reuse its Burn
+    // (docs/BUILD.md): `$CARGO_TARGET_DIR` when set (as in .ci/run), else `<root>/target`.
+    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from);
+    let cargo = || {
+        let mut c = std::process::Command::new(env!("CARGO"));
+        c.env("CARGO_TARGET_DIR", &target_dir);
+        c
+    };
+    let status = cargo()
+        .args(["run", "--quiet", "--profile", "codegen"])
+        .args(["-p", "onnx-roundtrip-codegen", "--manifest-path"])
         .arg(&manifest)
         .arg("--")
         .arg(&onnx)
@@ -367,30 +369,40 @@ pub fn onnx_roundtrip(root: &Path) -> Result<()> {
     if !status.success() {
         bail!("burn-onnx code generation failed ({status}); see docs/ONNX.md");
     }
-    // The test crate is meant to reuse the main workspace's compiled Burn (docs/BUILD.md);
-    // cargo's progress lines tell whether it did.
-    let output = std::process::Command::new(env!("CARGO"))
-        .args(["test", "-p", "onnx-roundtrip", "--manifest-path"])
+    // Cargo's progress lines, streamed through, tell whether the test crate reused the
+    // main build's Burn.
+    let mut child = cargo()
+        .args([
+            "test",
+            "--color",
+            "never",
+            "-p",
+            "onnx-roundtrip",
+            "--manifest-path",
+        ])
         .arg(&manifest)
         .args(["--", "--nocapture"])
-        .output()?;
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    eprint!("{stderr}");
-    print!("{}", String::from_utf8_lossy(&output.stdout));
-    if !output.status.success() {
-        bail!(
-            "burn-onnx round trip failed ({}); see docs/ONNX.md",
-            output.status
-        );
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    let mut compiled_burn = false;
+    if let Some(stderr) = child.stderr.take() {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines() {
+            let line = line?;
+            compiled_burn |= line.trim_start().starts_with("Compiling burn-flex");
+            eprintln!("{line}");
+        }
     }
-    if stderr
-        .lines()
-        .any(|l| l.trim_start().starts_with("Compiling burn-flex"))
-    {
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("burn-onnx round trip failed ({status}); see docs/ONNX.md");
+    }
+    if compiled_burn {
         println!(
             "note: the round trip compiled its own Burn instead of reusing this build's \
              (expected unless this is `cargo xtask-full`; otherwise the feature mirror in \
-             tests/onnx-roundtrip/Cargo.toml has drifted, see docs/BUILD.md)"
+             tests/onnx-roundtrip/Cargo.toml has drifted: python3 \
+             tests/onnx-roundtrip/check_reuse.py names what differs, docs/BUILD.md)"
         );
     }
     println!("burn-onnx round trip: imported MAT matches Burn within 1e-4");

@@ -22,7 +22,8 @@ mod parity;
 mod tm_cmd;
 
 // Burn's CPU backend allocates a buffer per op; mimalloc reuses them where glibc's malloc
-// unmaps and re-faults large ones (1.7x on the small MAT forward, docs/BENCHMARKS.md).
+// unmaps and re-faults large ones (MAT forward 1.9x small, 1.3x pretrained size against
+// glibc's malloc; docs/BENCHMARKS.md).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -449,13 +450,13 @@ enum Command {
         /// Only models: MAT small and pretrained-size, forward and training step, ours
         /// (flex; wgpu with --device wgpu; ONNX Runtime in an `onnx` build) against our
         /// PyTorch reference on the same batch and threads; writes bench/results.json.
-        #[arg(long)]
+        #[arg(long, conflicts_with_all = ["featurize", "compare_rdkit"])]
         compare_torch: bool,
         /// Threads for every runtime of --compare-torch (default: all cores).
-        #[arg(long)]
+        #[arg(long, requires = "compare_torch")]
         threads: Option<usize>,
         /// Seconds of timed calls per row of --compare-torch (at least 3 calls, at most 20).
-        #[arg(long, default_value_t = 10.0)]
+        #[arg(long, default_value_t = 10.0, requires = "compare_torch")]
         seconds: f64,
     },
     /// One row of `bench --compare-torch`, measured in its own process (internal).

@@ -58,8 +58,12 @@ pub enum BenchMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BenchRuntime {
-    /// Ours on Burn's flex CPU backend.
+    /// Ours on Burn's flex CPU backend, one `forward` per batch (intra-op threads only,
+    /// like the other runtimes).
     Flex,
+    /// Ours on flex with the batch split across the threads
+    /// ([`models::MatModel::forward_parallel`], what `predict` does on the CPU; forward only).
+    FlexSplit,
     /// Ours on Burn's wgpu backend.
     Wgpu,
     /// Our exported ONNX graph in ONNX Runtime (forward only).
@@ -159,9 +163,15 @@ pub fn run_row(
     runtime: BenchRuntime,
     seconds: f64,
 ) -> Result<RowResult> {
+    anyhow::ensure!(
+        seconds.is_finite() && seconds >= 0.0,
+        "--seconds must be a finite number >= 0, not {seconds}"
+    );
     let data = read_batch(batch_path)?;
     let device = match runtime {
-        BenchRuntime::Flex | BenchRuntime::Onnxruntime => DeviceArg::Flex.device()?,
+        BenchRuntime::Flex | BenchRuntime::FlexSplit | BenchRuntime::Onnxruntime => {
+            DeviceArg::Flex.device()?
+        }
         BenchRuntime::Wgpu => DeviceArg::Wgpu.device()?,
         BenchRuntime::Torch => bail!("the torch rows run in bench/torch_models.py"),
     };
@@ -170,15 +180,15 @@ pub fn run_row(
         (BenchRuntime::Onnxruntime, BenchMode::Forward) => {
             onnxruntime_forward(&data, model, seconds)?
         }
-        (BenchRuntime::Onnxruntime, BenchMode::Train) => {
-            bail!("ONNX Runtime rows are inference only")
+        (BenchRuntime::Onnxruntime | BenchRuntime::FlexSplit, BenchMode::Train) => {
+            bail!("{runtime:?} rows are inference only")
         }
         (_, BenchMode::Forward) => {
             let net = model.config().init(&device);
             let batch = MatBatch::from_data(&data, &device);
-            // What `predict` does on the CPU: the batch split across the threads.
+            // FlexSplit: what `predict` does on the CPU, the batch split across the threads.
             let parts = match runtime {
-                BenchRuntime::Flex => rayon::current_num_threads(),
+                BenchRuntime::FlexSplit => rayon::current_num_threads(),
                 _ => 1,
             };
             time_calls(
@@ -308,9 +318,15 @@ fn spawn_row(
         .env("RAYON_NUM_THREADS", threads.to_string());
     let out = cmd.output().context("starting a benchmark row")?;
     if !out.status.success() {
+        // The cause: the last lines that are not Rust's backtrace hints.
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let last = stderr.lines().last().unwrap_or("").trim().to_string();
-        bail!("{}: {last}", out.status);
+        let lines: Vec<&str> = stderr
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with("note:"))
+            .collect();
+        let tail = lines[lines.len().saturating_sub(3)..].join(" | ");
+        bail!("{}: {tail}", out.status);
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout.lines().last().unwrap_or("");
@@ -353,6 +369,10 @@ pub fn compare_torch(
     seconds: f64,
     with_wgpu: bool,
 ) -> Result<()> {
+    anyhow::ensure!(
+        seconds.is_finite() && seconds >= 0.0,
+        "--seconds must be a finite number >= 0, not {seconds}"
+    );
     let data = esol_batch(datasets)?;
     let batch_path: PathBuf =
         std::env::temp_dir().join(format!("molattn-bench-batch-{}.json", std::process::id()));
@@ -385,6 +405,9 @@ pub fn compare_torch(
     for model in [BenchModel::MatSmall, BenchModel::MatPretrained] {
         for mode in [BenchMode::Forward, BenchMode::Train] {
             let mut runtimes = vec![BenchRuntime::Flex];
+            if mode == BenchMode::Forward {
+                runtimes.push(BenchRuntime::FlexSplit);
+            }
             if with_wgpu {
                 runtimes.push(BenchRuntime::Wgpu);
             }
@@ -443,7 +466,11 @@ pub fn compare_torch(
     }
     let _ = std::fs::remove_file(&batch_path);
     let results = serde_json::json!({
-        "command": format!("cargo xtask bench --compare-torch --threads {threads}"),
+        "command": format!(
+            "cargo {} bench --compare-torch --threads {threads} --seconds {seconds}{}",
+            if cfg!(feature = "onnx") { "xtask-onnx" } else { "xtask" },
+            if with_wgpu { " --device wgpu" } else { "" }
+        ),
         "machine": {
             "cpu": cpu_model(),
             "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -1,5 +1,5 @@
 //! The burn-onnx import of our exported MAT reproduces the Burn model that was exported
-//! (`model/expected.json`, written by `cargo xtask onnx-roundtrip`) within 1e-4.
+//! (`model/expected.json`, written by `cargo xtask-onnx onnx-roundtrip`) within 1e-4.
 
 use burn::prelude::*;
 use onnx_roundtrip::mat_small::Model;
@@ -21,7 +21,7 @@ fn manifest_dir() -> std::path::PathBuf {
 #[test]
 fn imported_mat_matches_the_exported_burn_model() {
     let text = std::fs::read_to_string(manifest_dir().join("model/expected.json"))
-        .expect("run `cargo xtask onnx-roundtrip`");
+        .expect("run `cargo xtask-onnx onnx-roundtrip`");
     let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
     let dev = Device::flex();
     // The weights burn-onnx wrote next to the generated code, on the CPU backend.

@@ -47,9 +47,10 @@ impl MatModel {
     ///
     /// For CPU inference. Burn's flex backend parallelises large GEMMs but runs
     /// elementwise ops (softmax, masks, norms) on one thread, so a small model leaves
-    /// cores idle; measured on 2 cores (docs/BENCHMARKS.md): MAT small 1.3x, the
-    /// pretrained size unchanged (GEMM-bound, already parallel). `parts` is clamped to
-    /// `1..=B`; 1 is `forward`.
+    /// cores idle; measured on 2 cores against plain `forward` in the same run
+    /// (docs/BENCHMARKS.md): MAT small 1.27-1.3x, the pretrained size 1.0-1.25x (its GEMMs
+    /// are already parallel). Not for training: burn-autodiff serialises concurrent
+    /// graphs. `parts` is clamped to `1..=B`; 1 is `forward`.
     pub fn forward_parallel(&self, batch: &MatBatch, parts: usize) -> Tensor<2> {
         use rayon::prelude::*;
         let b = batch.node_features.dims()[0];
