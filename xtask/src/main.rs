@@ -13,12 +13,14 @@ use mol_featurize::{ConformerOptions, MatFeaturizer, featurize_all_cached};
 use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
+mod compare_torch;
 #[cfg(feature = "onnx")]
 mod export_cmd;
 mod featurize_bench;
 mod model_bench;
 mod msa_bench;
 mod parity;
+mod tm_bench;
 mod tm_cmd;
 
 // Burn's CPU backend allocates a buffer per op; mimalloc reuses them where glibc's malloc
@@ -447,9 +449,10 @@ enum Command {
         /// (needs python3 with rdkit and numpy).
         #[arg(long)]
         compare_rdkit: bool,
-        /// Only models: MAT small and pretrained-size, forward and training step, ours
-        /// (flex; wgpu with --device wgpu; ONNX Runtime in an `onnx` build) against our
-        /// PyTorch reference on the same batch and threads; writes bench/results.json.
+        /// Only models: MAT small and pretrained-size and Transformer-M small, forward and
+        /// training step, ours (flex; wgpu with --device wgpu; ONNX Runtime on the exported
+        /// MAT in an `onnx` build) against our PyTorch references on the same batch and
+        /// threads; writes bench/results.json.
         #[arg(long, conflicts_with_all = ["featurize", "compare_rdkit"])]
         compare_torch: bool,
         /// Threads for every runtime of --compare-torch (default: all cores).
@@ -594,7 +597,7 @@ fn main() -> Result<()> {
             ..
         } => {
             let root = repo_root();
-            model_bench::compare_torch(
+            compare_torch::compare_torch(
                 &root,
                 &datasets_dir(datasets)?,
                 threads.unwrap_or_else(rayon_threads),

@@ -1,11 +1,11 @@
 //! Model throughput: `cargo xtask bench` (featurization, MAT forward, MSA attention) and
 //! `cargo xtask bench --compare-torch`, the side-by-side table of issue #12: our MAT (flex,
-//! wgpu when asked, ONNX Runtime on the exported graph) against our PyTorch MAT reference
-//! (`bench/torch_models.py`) on the same padded ESOL batch, the same thread count, forward
-//! (inference) and a full training step (forward, MSE, backward, Adam), each row in its own
-//! process so that its peak RSS is its own.
+//! wgpu when asked, ONNX Runtime on the exported graph) and Transformer-M (`tm_bench`)
+//! against our PyTorch references (`bench/torch_models.py`) on the same padded ESOL batch,
+//! the same thread count, forward (inference) and a full training step (forward, MSE,
+//! backward, Adam), each row in its own process so that its peak RSS is its own.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -32,6 +32,8 @@ pub enum BenchModel {
     MatSmall,
     /// MAT's pretrained configuration: d_model 1024, 8 layers, 16 heads (42M parameters).
     MatPretrained,
+    /// Transformer-M small: 4 layers, d_model 128, 8 heads, K 32 (2D+3D mode).
+    TmSmall,
 }
 
 impl BenchModel {
@@ -39,6 +41,7 @@ impl BenchModel {
         match self {
             BenchModel::MatSmall => MatConfig::small(),
             BenchModel::MatPretrained => MatConfig::pretrained(),
+            BenchModel::TmSmall => unreachable!("Transformer-M rows run in tm_bench"),
         }
         .with_dropout(0.0)
     }
@@ -97,7 +100,7 @@ pub fn esol_batch(datasets: &Path) -> Result<MatBatchData> {
 
 /// Writes `data` as JSON (`{name: {shape, values}}`, mask as 0/1 floats, 1 = padding), the
 /// exchange format with `bench/torch_models.py`.
-fn write_batch(data: &MatBatchData, path: &Path) -> Result<()> {
+pub fn write_batch(data: &MatBatchData, path: &Path) -> Result<()> {
     let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
     let mask: Vec<f32> = data
         .key_padding_mask
@@ -139,7 +142,10 @@ fn read_batch(path: &Path) -> Result<MatBatchData> {
 
 /// Calls `step` once to warm up, then until 3 calls and `seconds` have passed (at most
 /// 20 calls); returns the median seconds per call and the number of timed calls.
-fn time_calls(mut step: impl FnMut() -> Result<()>, seconds: f64) -> Result<(f64, usize)> {
+pub(crate) fn time_calls(
+    mut step: impl FnMut() -> Result<()>,
+    seconds: f64,
+) -> Result<(f64, usize)> {
     step()?;
     let mut times = Vec::new();
     let budget = Instant::now();
@@ -167,7 +173,6 @@ pub fn run_row(
         seconds.is_finite() && seconds >= 0.0,
         "--seconds must be a finite number >= 0, not {seconds}"
     );
-    let data = read_batch(batch_path)?;
     let device = match runtime {
         BenchRuntime::Flex | BenchRuntime::FlexSplit | BenchRuntime::Onnxruntime => {
             DeviceArg::Flex.device()?
@@ -176,6 +181,26 @@ pub fn run_row(
         BenchRuntime::Torch => bail!("the torch rows run in bench/torch_models.py"),
     };
     device.seed(0);
+    if model == BenchModel::TmSmall {
+        anyhow::ensure!(
+            runtime != BenchRuntime::Onnxruntime && runtime != BenchRuntime::FlexSplit,
+            "Transformer-M rows: flex, wgpu and torch only"
+        );
+        let (median, runs, batch) = crate::tm_bench::time_row(
+            batch_path,
+            mode == BenchMode::Train,
+            &device,
+            seconds,
+            |step, s| time_calls(step, s),
+        )?;
+        return Ok(RowResult {
+            molecules_per_second: batch as f64 / median,
+            median_ms: median * 1e3,
+            runs,
+            peak_rss_mb: peak_rss_mib(),
+        });
+    }
+    let data = read_batch(batch_path)?;
     let (median, runs) = match (runtime, mode) {
         (BenchRuntime::Onnxruntime, BenchMode::Forward) => {
             onnxruntime_forward(&data, model, seconds)?
@@ -270,221 +295,6 @@ fn onnxruntime_forward(_: &MatBatchData, _: BenchModel, _: f64) -> Result<(f64, 
         "onnx",
         "the ONNX Runtime rows of bench --compare-torch",
     ))
-}
-
-/// One row of the side-by-side table, as written to `bench/results.json`.
-#[derive(Debug, Serialize)]
-struct TableRow {
-    model: BenchModel,
-    mode: BenchMode,
-    runtime: BenchRuntime,
-    batch: usize,
-    atoms: usize,
-    threads: usize,
-    result: Option<RowResult>,
-    error: Option<String>,
-}
-
-/// Runs one row in a child process (its own peak RSS) and parses the JSON line it prints.
-fn spawn_row(
-    root: &Path,
-    batch: &Path,
-    model: BenchModel,
-    mode: BenchMode,
-    runtime: BenchRuntime,
-    threads: usize,
-    seconds: f64,
-) -> Result<RowResult> {
-    let name = |v: &dyn Fn() -> Option<clap::builder::PossibleValue>| {
-        v().map(|p| p.get_name().to_string()).unwrap_or_default()
-    };
-    let model_name = name(&|| model.to_possible_value());
-    let mode_name = name(&|| mode.to_possible_value());
-    let mut cmd = if runtime == BenchRuntime::Torch {
-        let mut c = std::process::Command::new("python3");
-        c.arg(root.join("bench/torch_models.py"))
-            .arg(batch)
-            .args(["--threads", &threads.to_string()]);
-        c
-    } else {
-        let mut c = std::process::Command::new(std::env::current_exe()?);
-        c.args(["bench-row", "--batch"])
-            .arg(batch)
-            .args(["--runtime", &name(&|| runtime.to_possible_value())]);
-        c
-    };
-    cmd.args(["--model", &model_name, "--mode", &mode_name])
-        .args(["--seconds", &seconds.to_string()])
-        .env("RAYON_NUM_THREADS", threads.to_string());
-    let out = cmd.output().context("starting a benchmark row")?;
-    if !out.status.success() {
-        // The cause: the last lines that are not Rust's backtrace hints.
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let lines: Vec<&str> = stderr
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with("note:"))
-            .collect();
-        let tail = lines[lines.len().saturating_sub(3)..].join(" | ");
-        bail!("{}: {tail}", out.status);
-    }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let line = stdout.lines().last().unwrap_or("");
-    serde_json::from_str(line).with_context(|| format!("unreadable row output: {line}"))
-}
-
-fn python_version(module: &str) -> Option<String> {
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            &format!("import {module}; print({module}.__version__)"),
-        ])
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
-}
-
-/// `cargo xtask bench --compare-torch`: every row of the table (MAT small and
-/// pretrained-size; forward and training step; flex, wgpu if `with_wgpu`, ONNX Runtime for
-/// forward when built with `onnx`, and PyTorch when `python3 -c "import torch"` works),
-/// printed, and written to `bench/results.json`. Rows that cannot run say why.
-pub fn compare_torch(
-    root: &Path,
-    datasets: &Path,
-    threads: usize,
-    seconds: f64,
-    with_wgpu: bool,
-) -> Result<()> {
-    anyhow::ensure!(
-        seconds.is_finite() && seconds >= 0.0,
-        "--seconds must be a finite number >= 0, not {seconds}"
-    );
-    let data = esol_batch(datasets)?;
-    let batch_path: PathBuf =
-        std::env::temp_dir().join(format!("molattn-bench-batch-{}.json", std::process::id()));
-    write_batch(&data, &batch_path)?;
-    let torch = python_version("torch");
-    if torch.is_none() {
-        println!(
-            "PyTorch rows skipped: `python3 -c \"import torch\"` fails (pip install torch numpy rdkit safetensors)"
-        );
-    }
-    let onnxruntime = if cfg!(feature = "onnx") {
-        python_version("onnxruntime")
-    } else {
-        println!(
-            "ONNX Runtime rows skipped: this build has no `onnx` feature (cargo xtask-onnx bench ...)"
-        );
-        None
-    };
-    println!(
-        "batch {} ESOL molecules, {} atoms after padding; {threads} threads for every runtime; {}",
-        data.batch_size,
-        data.n_atoms,
-        cpu_model()
-    );
-    println!(
-        "{:<15} {:<8} {:<12} {:>9} {:>9} {:>9} {:>9}",
-        "model", "mode", "runtime", "mol/s", "ms/batch", "RSS MiB", "vs torch"
-    );
-    let mut rows = Vec::new();
-    for model in [BenchModel::MatSmall, BenchModel::MatPretrained] {
-        for mode in [BenchMode::Forward, BenchMode::Train] {
-            let mut runtimes = vec![BenchRuntime::Flex];
-            if mode == BenchMode::Forward {
-                runtimes.push(BenchRuntime::FlexSplit);
-            }
-            if with_wgpu {
-                runtimes.push(BenchRuntime::Wgpu);
-            }
-            if mode == BenchMode::Forward && onnxruntime.is_some() {
-                runtimes.push(BenchRuntime::Onnxruntime);
-            }
-            if torch.is_some() {
-                runtimes.push(BenchRuntime::Torch);
-            }
-            let mut measured: Vec<TableRow> = runtimes
-                .into_iter()
-                .map(|runtime| {
-                    let r = spawn_row(root, &batch_path, model, mode, runtime, threads, seconds);
-                    TableRow {
-                        model,
-                        mode,
-                        runtime,
-                        batch: data.batch_size,
-                        atoms: data.n_atoms,
-                        threads,
-                        error: r.as_ref().err().map(|e| format!("{e:#}")),
-                        result: r.ok(),
-                    }
-                })
-                .collect();
-            let reference = measured
-                .iter()
-                .find(|r| r.runtime == BenchRuntime::Torch)
-                .and_then(|r| r.result.as_ref().map(|x| x.molecules_per_second));
-            for row in &mut measured {
-                let label = |v: Option<clap::builder::PossibleValue>| {
-                    v.map(|p| p.get_name().to_string()).unwrap_or_default()
-                };
-                let (m, o, r) = (
-                    label(row.model.to_possible_value()),
-                    label(row.mode.to_possible_value()),
-                    label(row.runtime.to_possible_value()),
-                );
-                match (&row.result, &row.error) {
-                    (Some(x), _) => println!(
-                        "{m:<15} {o:<8} {r:<12} {:>9.1} {:>9.1} {:>9} {:>9}",
-                        x.molecules_per_second,
-                        x.median_ms,
-                        x.peak_rss_mb.map_or("-".into(), |v| format!("{v:.0}")),
-                        reference.map_or("-".into(), |t| format!(
-                            "{:.2}x",
-                            x.molecules_per_second / t
-                        )),
-                    ),
-                    (None, Some(e)) => println!("{m:<15} {o:<8} {r:<12} failed: {e}"),
-                    (None, None) => unreachable!("a row has a result or an error"),
-                }
-            }
-            rows.extend(measured);
-        }
-    }
-    let _ = std::fs::remove_file(&batch_path);
-    let results = serde_json::json!({
-        "command": format!(
-            "cargo {} bench --compare-torch --threads {threads} --seconds {seconds}{}",
-            if cfg!(feature = "onnx") { "xtask-onnx" } else { "xtask" },
-            if with_wgpu { " --device wgpu" } else { "" }
-        ),
-        "machine": {
-            "cpu": cpu_model(),
-            "cores": std::thread::available_parallelism().map_or(1, |n| n.get()),
-            "threads": threads,
-        },
-        "versions": {"burn": "0.22.1", "torch": torch, "onnxruntime": onnxruntime},
-        "batch": {"source": "first 32 featurizable ESOL molecules, 2D-layout distances",
-                  "molecules": data.batch_size, "atoms": data.n_atoms},
-        "rows": rows,
-    });
-    let out = root.join("bench/results.json");
-    std::fs::write(&out, serde_json::to_string_pretty(&results)? + "\n")?;
-    println!("wrote {}", out.display());
-    Ok(())
 }
 
 /// `cargo xtask bench`: featurization throughput of the first `molecules` ESOL SMILES for

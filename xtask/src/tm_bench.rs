@@ -1,0 +1,139 @@
+//! Transformer-M rows of `cargo xtask bench --compare-torch`: the small preset on a padded
+//! batch of ESOL molecules in 2D+3D mode, ours against our PyTorch reference
+//! (`fixtures/gen/transformer_m_reference.py`, run by `bench/torch_models.py`).
+//!
+//! Coordinates: a deterministic helix per molecule (1.5 Angstrom steps), not a conformer:
+//! the work of both models does not depend on the values, and the benchmark should not wait
+//! for ETKDG. Every molecule is in mode 2D+3D, so both channels run on both sides.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use burn::nn::loss::{MseLoss, Reduction};
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::{Device, Tensor, TensorData};
+use models::transformer_m::{Mode, TransformerMBatch, TransformerMConfig};
+use mol_featurize::graphormer::{
+    EncodingLimits, GraphormerBatchData, featurize, pad_graphormer_batch,
+};
+use mol_featurize::molecule::Molecule;
+
+use crate::model_bench::BATCH_SIZE;
+
+/// Transformer-M small (4 layers, d_model 128, FFN 128, 8 heads, K 32), no dropout, no
+/// denoising head (the rows time the regression forward and its training step).
+pub fn config() -> TransformerMConfig {
+    TransformerMConfig::small()
+        .with_attention_dropout(0.0)
+        .with_activation_dropout(0.0)
+        .with_denoising_head(false)
+}
+
+/// The first `BATCH_SIZE` ESOL molecules that parse, with helix coordinates, padded.
+pub fn esol_batch(datasets: &Path) -> Result<GraphormerBatchData> {
+    let smiles = train::data::read_smiles_csv(&datasets.join("esol/esol.csv"), "smiles")?;
+    let limits = EncodingLimits::default();
+    let mut feats = Vec::new();
+    for s in &smiles {
+        let Ok(mol) = Molecule::from_smiles(s) else {
+            continue;
+        };
+        let n = mol.num_atoms();
+        let helix: Vec<[f32; 3]> = (0..n)
+            .map(|i| {
+                let t = i as f32;
+                [1.5 * t.cos(), 1.5 * t.sin(), 0.5 * t]
+            })
+            .collect();
+        if let Ok(f) = featurize(&mol, limits.max_hops, Some(helix)) {
+            feats.push(f);
+        }
+        if feats.len() == BATCH_SIZE {
+            break;
+        }
+    }
+    pad_graphormer_batch(&feats.iter().collect::<Vec<_>>(), &limits).map_err(anyhow::Error::msg)
+}
+
+/// Writes the batch as JSON (one field per array, flat, with the sizes), the exchange
+/// format with `bench/torch_models.py` and the `bench-row` child.
+pub fn write_batch(data: &GraphormerBatchData, path: &Path) -> Result<()> {
+    let json = serde_json::json!({
+        "batch": data.batch, "atoms": data.atoms, "hops": data.hops,
+        "atom_index": data.atom_index, "degree_index": data.degree_index,
+        "spatial_index": data.spatial_index, "edge_index": data.edge_index,
+        "path_length": data.path_length, "atom_type": data.atom_type,
+        "coordinates": data.coordinates, "padding": data.padding, "has_3d": data.has_3d,
+    });
+    std::fs::write(path, serde_json::to_vec(&json)?).with_context(|| path.display().to_string())
+}
+
+fn read_batch(path: &Path) -> Result<GraphormerBatchData> {
+    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let mut json: serde_json::Value = serde_json::from_str(&text)?;
+    let mut field = |name: &str| json[name].take();
+    Ok(GraphormerBatchData {
+        batch: serde_json::from_value(field("batch"))?,
+        atoms: serde_json::from_value(field("atoms"))?,
+        hops: serde_json::from_value(field("hops"))?,
+        atom_index: serde_json::from_value(field("atom_index"))?,
+        degree_index: serde_json::from_value(field("degree_index"))?,
+        spatial_index: serde_json::from_value(field("spatial_index"))?,
+        edge_index: serde_json::from_value(field("edge_index"))?,
+        path_length: serde_json::from_value(field("path_length"))?,
+        atom_type: serde_json::from_value(field("atom_type"))?,
+        coordinates: serde_json::from_value(field("coordinates"))?,
+        padding: serde_json::from_value(field("padding"))?,
+        has_3d: serde_json::from_value(field("has_3d"))?,
+    })
+}
+
+/// Times our Transformer-M on the batch at `batch_path`: `train` false is the regression
+/// forward, true one Adam step on the MSE of that forward. Returns (median seconds per
+/// call, timed calls, molecules in the batch).
+pub fn time_row(
+    batch_path: &Path,
+    train: bool,
+    device: &Device,
+    seconds: f64,
+    time_calls: impl Fn(&mut dyn FnMut() -> Result<()>, f64) -> Result<(f64, usize)>,
+) -> Result<(f64, usize, usize)> {
+    // `time_calls` is passed in so that both model families share one timing rule.
+    let data = read_batch(batch_path)?;
+    let modes = vec![Mode::Both; data.batch];
+    if !train {
+        let net = config().init(device);
+        let batch = TransformerMBatch::from_data(&data, &modes, device);
+        let (median, runs) = time_calls(
+            &mut || {
+                net.forward(&batch).try_into_vec_as::<f32>()?;
+                Ok(())
+            },
+            seconds,
+        )?;
+        return Ok((median, runs, data.batch));
+    }
+    let ad = device.clone().autodiff();
+    let mut net = Some(config().init(&ad));
+    let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
+    let batch = TransformerMBatch::from_data(&data, &modes, &ad);
+    let b = data.batch;
+    let target: Vec<f32> = (0..b)
+        .map(|i| -1.0 + 2.0 * i as f32 / (b.max(2) - 1) as f32)
+        .collect();
+    let target = Tensor::<2>::from_data(TensorData::new(target, [b, 1]), &ad);
+    let (median, runs) = time_calls(
+        &mut || {
+            let m = net.take().expect("model is put back after each step");
+            let loss = MseLoss::new().forward(m.forward(&batch), target.clone(), Reduction::Mean);
+            let grads = GradientsParams::from_grads(loss.backward(), &m);
+            let m = optim.step(1e-4, m, grads);
+            // Read one parameter back, so that the lazy step has run.
+            m.head.out.weight.val().into_data();
+            net = Some(m);
+            Ok(())
+        },
+        seconds,
+    )?;
+    Ok((median, runs, b))
+}
