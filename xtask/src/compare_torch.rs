@@ -162,7 +162,7 @@ pub fn compare_torch(
         };
         for mode in [BenchMode::Forward, BenchMode::Train] {
             let mut runtimes = vec![BenchRuntime::Flex];
-            if mode == BenchMode::Forward && is_mat {
+            if mode == BenchMode::Forward {
                 runtimes.push(BenchRuntime::FlexSplit);
             }
             if with_wgpu {

@@ -183,12 +183,17 @@ pub fn run_row(
     device.seed(0);
     if model == BenchModel::TmSmall {
         anyhow::ensure!(
-            runtime != BenchRuntime::Onnxruntime && runtime != BenchRuntime::FlexSplit,
-            "Transformer-M rows: flex, wgpu and torch only"
+            runtime != BenchRuntime::Onnxruntime,
+            "Transformer-M rows: flex, flex-split, wgpu and torch"
         );
+        let parts = match runtime {
+            BenchRuntime::FlexSplit => rayon::current_num_threads(),
+            _ => 1,
+        };
         let (median, runs, batch) = crate::tm_bench::time_row(
             batch_path,
             mode == BenchMode::Train,
+            parts,
             &device,
             seconds,
             |step, s| time_calls(step, s),

@@ -89,11 +89,13 @@ fn read_batch(path: &Path) -> Result<GraphormerBatchData> {
 }
 
 /// Times our Transformer-M on the batch at `batch_path`: `train` false is the regression
-/// forward, true one Adam step on the MSE of that forward. Returns (median seconds per
+/// forward (split into `parts` across threads, `TransformerM::forward_parallel`), true one
+/// Adam step on the MSE of the plain forward. Returns (median seconds per
 /// call, timed calls, molecules in the batch).
 pub fn time_row(
     batch_path: &Path,
     train: bool,
+    parts: usize,
     device: &Device,
     seconds: f64,
     time_calls: impl Fn(&mut dyn FnMut() -> Result<()>, f64) -> Result<(f64, usize)>,
@@ -106,7 +108,8 @@ pub fn time_row(
         let batch = TransformerMBatch::from_data(&data, &modes, device);
         let (median, runs) = time_calls(
             &mut || {
-                net.forward(&batch).try_into_vec_as::<f32>()?;
+                net.forward_parallel(&batch, parts)
+                    .try_into_vec_as::<f32>()?;
                 Ok(())
             },
             seconds,

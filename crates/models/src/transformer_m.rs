@@ -572,6 +572,26 @@ impl TransformerMBatch {
         }
     }
 
+    /// Molecules `start..end` of the batch (every tensor cut along the batch axis).
+    ///
+    /// # Panics
+    /// If `start > end` or `end` exceeds the batch size.
+    pub fn molecules(&self, start: usize, end: usize) -> Self {
+        let len = end - start;
+        Self {
+            atom_index: self.atom_index.clone().narrow(0, start, len),
+            degree_index: self.degree_index.clone().narrow(0, start, len),
+            spatial_index: self.spatial_index.clone().narrow(0, start, len),
+            edge_index: self.edge_index.clone().narrow(0, start, len),
+            path_length: self.path_length.clone().narrow(0, start, len),
+            pair_type: self.pair_type.clone().narrow(0, start, len),
+            coordinates: self.coordinates.clone().narrow(0, start, len),
+            padding: self.padding.clone().narrow(0, start, len),
+            use_2d: self.use_2d.clone().narrow(0, start, len),
+            use_3d: self.use_3d.clone().narrow(0, start, len),
+        }
+    }
+
     /// The same inputs with coordinates replaced (denoising: noisy positions).
     pub fn with_coordinates(mut self, coordinates: Tensor<3>) -> Self {
         self.coordinates = coordinates;
@@ -790,6 +810,27 @@ impl TransformerM {
         self.predict(&self.encode(batch))
     }
 
+    /// [`forward`](Self::forward) with the batch cut into `parts` contiguous groups of
+    /// molecules run at once on rayon's threads; `[B, num_targets]` in the batch's order,
+    /// each molecule's values those of `forward` (molecules do not interact).
+    ///
+    /// For CPU inference, as [`crate::MatModel::forward_parallel`]: Burn's flex backend
+    /// runs elementwise ops (the Gaussian basis, GELU) on one thread. Not for training
+    /// (burn-autodiff serialises concurrent graphs). `parts` is clamped to `1..=B`.
+    pub fn forward_parallel(&self, batch: &TransformerMBatch, parts: usize) -> Tensor<2> {
+        use rayon::prelude::*;
+        let b = batch.padding.dims()[0];
+        let parts = parts.clamp(1, b.max(1));
+        if parts == 1 {
+            return self.forward(batch);
+        }
+        let outputs: Vec<Tensor<2>> = (0..parts)
+            .into_par_iter()
+            .map(|i| self.forward(&batch.molecules(i * b / parts, (i + 1) * b / parts)))
+            .collect();
+        Tensor::cat(outputs, 0)
+    }
+
     /// Predicted coordinate noise `[B, N, 3]`, or `None` without a denoising head.
     pub fn denoise(&self, out: &EncoderOutput) -> Option<Tensor<3>> {
         let head = self.denoise_head.as_ref()?;
@@ -888,6 +929,27 @@ mod tests {
 
     fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
         t.try_into_vec_as::<f32>().unwrap()
+    }
+
+    #[test]
+    fn forward_parallel_gives_each_molecule_the_values_of_forward() {
+        let model = tiny().init(&device());
+        let feats = molecules();
+        // 4 molecules (2 distinct, twice): groups of 1, 2, 3 (uneven) and more than B.
+        let all = [&feats[0], &feats[1], &feats[1], &feats[0]];
+        let b = batch(&all, Mode::Both);
+        let want = values(model.forward(&b));
+        assert_eq!(want.len(), 4);
+        for parts in [1, 2, 3, 4, 9] {
+            let got = values(model.forward_parallel(&b, parts));
+            assert_eq!(got.len(), want.len(), "parts {parts}");
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-5,
+                    "parts {parts}, molecule {i}: {g} vs {w}"
+                );
+            }
+        }
     }
 
     /// Rotation about a skew axis plus a translation.

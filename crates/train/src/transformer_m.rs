@@ -189,10 +189,17 @@ fn predict(
     device: &Device,
 ) -> Result<Vec<f32>, TrainError> {
     let mut out = Vec::with_capacity(part.len());
+    // On the CPU, each batch split across rayon's threads (TransformerM::forward_parallel).
+    let parts = if *device == Device::flex() {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
     for chunk in part.chunks(spec.train.batch_size.max(1)) {
         let data = pad_graphormer_batch(chunk, &spec.model.limits).map_err(TrainError::Invalid)?;
         let modes = vec![mode; chunk.len()];
-        let pred = model.forward(&TransformerMBatch::from_data(&data, &modes, device));
+        let pred =
+            model.forward_parallel(&TransformerMBatch::from_data(&data, &modes, device), parts);
         let raw = pred
             .try_into_vec_as::<f32>()
             .map_err(|e| TrainError::Invalid(format!("{e:?}")))?;
