@@ -24,7 +24,7 @@ struct TableRow {
 }
 
 /// Runs one row in a child process (its own peak RSS) and parses the JSON line it prints.
-fn spawn_row(
+pub(crate) fn spawn_row(
     root: &Path,
     batch: &Path,
     model: BenchModel,
@@ -84,7 +84,7 @@ fn python_version(module: &str) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-fn cpu_model() -> String {
+pub(crate) fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {

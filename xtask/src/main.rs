@@ -20,6 +20,7 @@ mod featurize_bench;
 mod model_bench;
 mod msa_bench;
 mod parity;
+mod scaling_bench;
 mod tm_bench;
 mod tm_cmd;
 
@@ -455,8 +456,13 @@ enum Command {
         /// threads; writes bench/results.json.
         #[arg(long, conflicts_with_all = ["featurize", "compare_rdkit"])]
         compare_torch: bool,
-        /// Threads for every runtime of --compare-torch (default: all cores).
-        #[arg(long, requires = "compare_torch")]
+        /// Only MAT scaling: forward and training-step time and peak memory against atoms
+        /// per molecule (16 to 1024), both presets, one molecule per batch; writes
+        /// bench/scaling.json and docs/images/scaling.png.
+        #[arg(long, conflicts_with_all = ["featurize", "compare_rdkit", "compare_torch"])]
+        scaling: bool,
+        /// Threads for every runtime of --compare-torch or --scaling (default: all cores).
+        #[arg(long)]
         threads: Option<usize>,
         /// Seconds of timed calls per row of --compare-torch (at least 3 calls, at most 20).
         #[arg(long, default_value_t = 10.0, requires = "compare_torch")]
@@ -588,6 +594,11 @@ fn main() -> Result<()> {
             }
             Ok(())
         }
+        Command::Bench {
+            scaling: true,
+            threads,
+            ..
+        } => scaling_bench::run(&repo_root(), threads.unwrap_or_else(rayon_threads)),
         Command::Bench {
             datasets,
             device,

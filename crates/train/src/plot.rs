@@ -126,3 +126,84 @@ pub fn curves(
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
 }
+
+/// Draws series of `(x, y)` points on log-log axes into a PNG (900 x 560), one colour per
+/// series (up to 4), with a caption, axis labels and a legend: e.g. seconds per batch
+/// against atoms per molecule (`cargo xtask bench --scaling`). Non-positive values are
+/// left out (a log axis cannot show them).
+///
+/// # Errors
+/// [`TrainError::Invalid`] if there is nothing positive to draw, or plotters cannot draw
+/// or write the file.
+pub fn log_log(
+    path: &Path,
+    caption: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[(&str, Vec<(f64, f64)>)],
+) -> Result<(), TrainError> {
+    let err = |e: String| TrainError::Invalid(format!("plot {}: {e}", path.display()));
+    let points = || {
+        series
+            .iter()
+            .flat_map(|s| s.1.iter())
+            .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+    };
+    let (x_lo, x_hi) = points().fold((f64::MAX, f64::MIN), |a, p| (a.0.min(p.0), a.1.max(p.0)));
+    let (y_lo, y_hi) = points().fold((f64::MAX, f64::MIN), |a, p| (a.0.min(p.1), a.1.max(p.1)));
+    if x_lo > x_hi {
+        return Err(err("no positive point to draw".into()));
+    }
+    let with_text = font_available();
+    let root = BitMapBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    let mut builder = ChartBuilder::on(&root);
+    builder.margin(20);
+    if with_text {
+        builder
+            .caption(caption, ("sans-serif", 24))
+            .x_label_area_size(45)
+            .y_label_area_size(70);
+    }
+    let mut chart = builder
+        .build_cartesian_2d(
+            (x_lo / 1.2..x_hi * 1.2).log_scale(),
+            (y_lo / 1.5..y_hi * 1.5).log_scale(),
+        )
+        .map_err(|e| err(e.to_string()))?;
+    if with_text {
+        chart
+            .configure_mesh()
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+    }
+    const COLOURS: [RGBColor; 4] = [BLUE, RED, GREEN, MAGENTA];
+    for ((label, values), colour) in series.iter().zip(COLOURS.iter().cycle()) {
+        let pts: Vec<(f64, f64)> = values
+            .iter()
+            .copied()
+            .filter(|(x, y)| *x > 0.0 && *y > 0.0)
+            .collect();
+        let drawn = chart
+            .draw_series(LineSeries::new(pts, colour))
+            .map_err(|e| err(e.to_string()))?;
+        if with_text {
+            let label = label.to_string();
+            drawn
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+        }
+    }
+    if with_text {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(e.to_string()))?;
+    }
+    root.present().map_err(|e| err(e.to_string()))?;
+    Ok(())
+}
