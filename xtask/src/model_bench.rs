@@ -89,7 +89,11 @@ pub struct RowResult {
 }
 
 /// The first `BATCH_SIZE` featurizable molecules of ESOL, padded (2D-layout distances, as
-/// `cargo xtask bench` always used: the coordinates do not change the work).
+/// `cargo xtask bench` always used: the coordinates do not change the work): `[32, N,
+/// d_atom]` features, `[32, N, N]` adjacency and distances (Angstrom).
+///
+/// # Errors
+/// `esol/esol.csv` missing or unreadable under `datasets`.
 pub fn esol_batch(datasets: &Path) -> Result<MatBatchData> {
     let smiles = train::data::read_smiles_csv(&datasets.join("esol/esol.csv"), "smiles")?;
     let smiles: Vec<String> = smiles.into_iter().take(2 * BATCH_SIZE).collect();
@@ -100,6 +104,9 @@ pub fn esol_batch(datasets: &Path) -> Result<MatBatchData> {
 
 /// Writes `data` as JSON (`{name: {shape, values}}`, mask as 0/1 floats, 1 = padding), the
 /// exchange format with `bench/torch_models.py`.
+///
+/// # Errors
+/// The file cannot be written.
 pub fn write_batch(data: &MatBatchData, path: &Path) -> Result<()> {
     let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
     let mask: Vec<f32> = data
@@ -138,6 +145,15 @@ fn read_batch(path: &Path) -> Result<MatBatchData> {
             .map(|&v| v > 0.5)
             .collect(),
     })
+}
+
+/// The training rows' target `[b, 1]`: `b` values evenly from -1 to 1 (as
+/// `bench/torch_models.py`'s `torch.linspace(-1, 1, b)`).
+pub(crate) fn regression_target(b: usize, device: &burn::tensor::Device) -> Tensor<2> {
+    let values: Vec<f32> = (0..b)
+        .map(|i| -1.0 + 2.0 * i as f32 / (b.max(2) - 1) as f32)
+        .collect();
+    Tensor::from_data(TensorData::new(values, [b, 1]), device)
 }
 
 /// Calls `step` once to warm up, then until 3 calls and `seconds` have passed (at most
@@ -236,10 +252,7 @@ pub fn run_row(
             let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
             let batch = MatBatch::from_data(&data, &ad);
             let b = data.batch_size;
-            let target: Vec<f32> = (0..b)
-                .map(|i| -1.0 + 2.0 * i as f32 / (b.max(2) - 1) as f32)
-                .collect();
-            let target = Tensor::<2>::from_data(TensorData::new(target, [b, 1]), &ad);
+            let target = regression_target(b, &ad);
             time_calls(
                 || {
                     let m = net.take().expect("model is put back after each step");

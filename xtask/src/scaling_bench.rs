@@ -44,6 +44,11 @@ fn chain(n: usize) -> MatBatchData {
 }
 
 /// Runs the sweep with `threads` threads and writes the JSON and the plot under `root`.
+/// A point that fails (out of memory, a crash of its process) is reported in the table and
+/// the JSON, and the sweep goes on.
+///
+/// # Errors
+/// A batch file, the JSON or the plot cannot be written.
 pub fn run(root: &Path, threads: usize) -> Result<()> {
     println!(
         "MAT scaling, 1 molecule per batch, flex, {threads} threads; {}",

@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use burn::nn::loss::{MseLoss, Reduction};
 use burn::optim::{AdamConfig, GradientsParams};
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::Device;
 use models::transformer_m::{Mode, TransformerMBatch, TransformerMConfig};
 use mol_featurize::graphormer::{
     EncodingLimits, GraphormerBatchData, featurize, pad_graphormer_batch,
@@ -29,7 +29,12 @@ pub fn config() -> TransformerMConfig {
         .with_denoising_head(false)
 }
 
-/// The first `BATCH_SIZE` ESOL molecules that parse, with helix coordinates, padded.
+/// The first `BATCH_SIZE` ESOL molecules that parse, with helix coordinates (Angstrom),
+/// padded to the largest (`GraphormerBatchData` shapes: `[B, N, 9]` atom rows, `[B, N, N]`
+/// SPD rows, `[B, N, N, M, 3]` path bonds, ...).
+///
+/// # Errors
+/// `esol/esol.csv` missing or unreadable, or no molecule featurizable.
 pub fn esol_batch(datasets: &Path) -> Result<GraphormerBatchData> {
     let smiles = train::data::read_smiles_csv(&datasets.join("esol/esol.csv"), "smiles")?;
     let limits = EncodingLimits::default();
@@ -57,6 +62,9 @@ pub fn esol_batch(datasets: &Path) -> Result<GraphormerBatchData> {
 
 /// Writes the batch as JSON (one field per array, flat, with the sizes), the exchange
 /// format with `bench/torch_models.py` and the `bench-row` child.
+///
+/// # Errors
+/// The file cannot be written.
 pub fn write_batch(data: &GraphormerBatchData, path: &Path) -> Result<()> {
     let json = serde_json::json!({
         "batch": data.batch, "atoms": data.atoms, "hops": data.hops,
@@ -121,10 +129,7 @@ pub fn time_row(
     let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
     let batch = TransformerMBatch::from_data(&data, &modes, &ad);
     let b = data.batch;
-    let target: Vec<f32> = (0..b)
-        .map(|i| -1.0 + 2.0 * i as f32 / (b.max(2) - 1) as f32)
-        .collect();
-    let target = Tensor::<2>::from_data(TensorData::new(target, [b, 1]), &ad);
+    let target = crate::model_bench::regression_target(b, &ad);
     let (median, runs) = time_calls(
         &mut || {
             let m = net.take().expect("model is put back after each step");

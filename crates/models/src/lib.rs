@@ -15,6 +15,7 @@
 pub mod load;
 pub mod mat;
 pub mod msa;
+pub mod parallel;
 pub mod transformer_m;
 
 pub use load::LoadError;

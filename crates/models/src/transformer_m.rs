@@ -818,17 +818,9 @@ impl TransformerM {
     /// runs elementwise ops (the Gaussian basis, GELU) on one thread. Not for training
     /// (burn-autodiff serialises concurrent graphs). `parts` is clamped to `1..=B`.
     pub fn forward_parallel(&self, batch: &TransformerMBatch, parts: usize) -> Tensor<2> {
-        use rayon::prelude::*;
-        let b = batch.padding.dims()[0];
-        let parts = parts.clamp(1, b.max(1));
-        if parts == 1 {
-            return self.forward(batch);
-        }
-        let outputs: Vec<Tensor<2>> = (0..parts)
-            .into_par_iter()
-            .map(|i| self.forward(&batch.molecules(i * b / parts, (i + 1) * b / parts)))
-            .collect();
-        Tensor::cat(outputs, 0)
+        crate::parallel::forward_in_parts(batch.padding.dims()[0], parts, |start, end| {
+            self.forward(&batch.molecules(start, end))
+        })
     }
 
     /// Predicted coordinate noise `[B, N, 3]`, or `None` without a denoising head.

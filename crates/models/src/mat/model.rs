@@ -52,17 +52,9 @@ impl MatModel {
     /// are already parallel). Not for training: burn-autodiff serialises concurrent
     /// graphs. `parts` is clamped to `1..=B`; 1 is `forward`.
     pub fn forward_parallel(&self, batch: &MatBatch, parts: usize) -> Tensor<2> {
-        use rayon::prelude::*;
-        let b = batch.node_features.dims()[0];
-        let parts = parts.clamp(1, b.max(1));
-        if parts == 1 {
-            return self.forward(batch);
-        }
-        let outputs: Vec<Tensor<2>> = (0..parts)
-            .into_par_iter()
-            .map(|i| self.forward(&batch.molecules(i * b / parts, (i + 1) * b / parts)))
-            .collect();
-        Tensor::cat(outputs, 0)
+        crate::parallel::forward_in_parts(batch.node_features.dims()[0], parts, |start, end| {
+            self.forward(&batch.molecules(start, end))
+        })
     }
 
     /// Atom states after the encoder, `[B, N, d_model]`.

@@ -1,0 +1,31 @@
+//! Batch-parallel CPU inference shared by the models (`MatModel::forward_parallel`,
+//! `TransformerM::forward_parallel`).
+//!
+//! Why by hand: Burn's flex backend parallelises large GEMMs but runs elementwise ops on
+//! one thread, so a small model leaves cores idle; molecules of a padded batch do not
+//! interact, so contiguous groups of them can run at once on rayon's threads
+//! (docs/BENCHMARKS.md, "Both cores").
+
+use burn::prelude::*;
+use rayon::prelude::*;
+
+/// Runs `forward(start, end)` on `parts` contiguous groups of the `batch` molecules at once
+/// on rayon's threads and concatenates the `[end - start, k]` outputs in order into
+/// `[batch, k]`. `parts` is clamped to `1..=batch`; with 1, `forward(0, batch)` runs alone.
+///
+/// Not for training: burn-autodiff 0.22.1 serialises concurrent graphs.
+pub fn forward_in_parts(
+    batch: usize,
+    parts: usize,
+    forward: impl Fn(usize, usize) -> Tensor<2> + Sync,
+) -> Tensor<2> {
+    let parts = parts.clamp(1, batch.max(1));
+    if parts == 1 {
+        return forward(0, batch);
+    }
+    let outputs: Vec<Tensor<2>> = (0..parts)
+        .into_par_iter()
+        .map(|i| forward(i * batch / parts, (i + 1) * batch / parts))
+        .collect();
+    Tensor::cat(outputs, 0)
+}
