@@ -33,6 +33,10 @@ pub const FRAGMENT_GAP_ANGSTROM: f64 = 10.0;
 /// Length assigned to one bond when only the graph is known (Angstrom): a typical
 /// C-C / C-N / C-O bond.
 pub const TOPOLOGICAL_BOND_ANGSTROM: f64 = 1.5;
+/// Closest two non-bonded atoms of a 2D layout may come (Angstrom): shorter than any bond
+/// between heavy atoms, so a layout below it (crowded metal complexes: Re2Cl8 gives
+/// 0.93, Mn2(CO)10 0.00) is not a geometry and the topological distances serve instead.
+pub const MIN_NONBONDED_ANGSTROM: f64 = 1.0;
 /// BFGS iterations of the UFF minimisation (RDKit's `UFFOptimizeMolecule` uses 200).
 pub const UFF_MAX_ITERATIONS: u32 = 200;
 /// RDKit `UFFOptimizeMolecule`'s van der Waals threshold (`vdwThresh`).
@@ -142,7 +146,8 @@ pub fn coordinates_timed(
     }
     if options.method <= CoordinateMethod::Layout2d {
         let t0 = Instant::now();
-        let xyz = layout_2d(mol);
+        let xyz =
+            layout_2d(mol).filter(|xyz| min_nonbonded_distance(mol, xyz) >= MIN_NONBONDED_ANGSTROM);
         timings.layout_2d = t0.elapsed();
         if let Some(xyz) = xyz {
             return (Some((xyz, CoordinateMethod::Layout2d)), timings);
@@ -203,15 +208,7 @@ fn embed_3d(
         return None;
     }
     let t0 = Instant::now();
-    // The parsed molecule keeps the SMILES's ring-closure and stereo-neighbour order,
-    // which RDKit's bond numbering and chirality follow; use it unless the input had
-    // hydrogen atoms written as nodes (then the hydrogen-suppressed copy).
-    let source = if mol.parsed.atom_count() == n {
-        &mol.parsed
-    } else {
-        &mol.heavy
-    };
-    let with_h = add_hydrogens(source);
+    let with_h = add_hydrogens(toolkit_molecule(mol));
     let embed_options = RdkitEmbedOptions {
         random_seed: (options.seed % (1 << 31)) as i32,
         max_iterations: options.max_embed_attempts,
@@ -244,6 +241,34 @@ fn embed_3d(
     }
     place_fragments_apart(&mut xyz, &groups);
     Some(xyz)
+}
+
+/// The toolkit molecule whose atoms are `mol`'s atoms, in order. The parsed molecule keeps
+/// the SMILES's ring-closure and stereo-neighbour order, which RDKit's bond numbering and
+/// chirality follow; it serves unless the input had hydrogen atoms written as nodes (then
+/// the hydrogen-suppressed copy).
+fn toolkit_molecule(mol: &Molecule) -> &chematic::core::Molecule {
+    if mol.parsed.atom_count() == mol.num_atoms() {
+        &mol.parsed
+    } else {
+        &mol.heavy
+    }
+}
+
+/// Smallest distance (Angstrom) between two atoms of `xyz` not bonded to each other;
+/// infinite with fewer than two such atoms.
+pub fn min_nonbonded_distance(mol: &Molecule, xyz: &[[f64; 3]]) -> f64 {
+    let mut best = f64::INFINITY;
+    for i in 0..xyz.len() {
+        for j in (i + 1)..xyz.len() {
+            if mol.neighbours(i).contains(&j) {
+                continue;
+            }
+            let d2: f64 = (0..3).map(|c| (xyz[i][c] - xyz[j][c]).powi(2)).sum();
+            best = best.min(d2.sqrt());
+        }
+    }
+    best
 }
 
 /// Centres each fragment on its centroid and lines fragments up along x, separated by
@@ -280,9 +305,11 @@ fn place_fragments_apart(xyz: &mut [[f64; 3]], groups: &[Vec<usize>]) {
 
 /// 2D layout (port of RDKit `Compute2DCoords`; 1.5 Angstrom bonds), z = 0.
 fn layout_2d(mol: &Molecule) -> Option<Vec<[f64; 3]>> {
-    let xy = guard(mol.smiles(), || Ok(rdkit_2d_coords(&mol.parsed).ok()))
-        .ok()
-        .flatten()?;
+    let xy = guard(mol.smiles(), || {
+        Ok(rdkit_2d_coords(toolkit_molecule(mol)).ok())
+    })
+    .ok()
+    .flatten()?;
     if xy.len() != mol.num_atoms() {
         return None;
     }
@@ -393,6 +420,38 @@ mod tests {
     /// Above the heavy-atom limit a molecule goes straight to the 2D layout (bounded time,
     /// no embedding attempted); RDKit's ETKDGv3 cannot embed this 301-atom polyether
     /// within 200 attempts either (checked with RDKit 2026.09: EmbedMolecule returns -1).
+    /// Issue #14: metal complexes whose 2D layout puts non-bonded atoms on top of each
+    /// other fall back to topological distances; a crowded organic layout is kept.
+    #[test]
+    fn overlapping_layouts_fall_back_to_topological_distances() {
+        let layout = ConformerOptions {
+            method: CoordinateMethod::Layout2d,
+            ..Default::default()
+        };
+        for smiles in [
+            "Cl[Re](Cl)(Cl)(Cl)[Re](Cl)(Cl)(Cl)Cl",
+            "O=C[Mn](C=O)(C=O)(C=O)(C=O)[Mn](C=O)(C=O)(C=O)(C=O)C=O",
+        ] {
+            let mol = Molecule::from_smiles(smiles).unwrap();
+            assert!(coordinates(&mol, &layout).is_none(), "{smiles}");
+            let (d, method) = distances(&mol, &layout);
+            assert_eq!(method, CoordinateMethod::Topological, "{smiles}");
+            let n = mol.num_atoms();
+            let closest = (0..n)
+                .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+                .map(|(i, j)| d[i * n + j])
+                .fold(f64::INFINITY, f64::min);
+            assert_eq!(closest, TOPOLOGICAL_BOND_ANGSTROM, "{smiles}");
+        }
+        let crowded = Molecule::from_smiles("CC(C)(C)C(C)(C)C(C)(C)C").unwrap();
+        let (xyz, method) = coordinates(&crowded, &layout).unwrap();
+        assert_eq!(method, CoordinateMethod::Layout2d);
+        assert!(min_nonbonded_distance(&crowded, &xyz) >= MIN_NONBONDED_ANGSTROM);
+        // A stereo hydrogen folded away (issue #14): the layout covers the 3 heavy atoms.
+        let vinyl = Molecule::from_smiles("[H]/C=C\\Cl").unwrap();
+        assert_eq!(coordinates(&vinyl, &layout).unwrap().0.len(), 3);
+    }
+
     #[test]
     fn molecules_above_the_size_limit_get_the_2d_layout() {
         let smiles = format!("C{}", "COC".repeat(100));

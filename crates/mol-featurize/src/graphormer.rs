@@ -183,53 +183,102 @@ pub type OgbCategories = (Vec<[u8; 9]>, Vec<[u8; 3]>);
 /// OGB atom and bond categories of `mol` (the graph of `ogb.utils.smiles2graph`), atoms
 /// in [`Molecule::atoms`] order. Out-of-vocabulary values are the "misc" index.
 ///
+/// The toolkit computes the categories on the `MolFromSmiles` graph; the fields that
+/// [`crate::rdkit_rules`] corrects (atomic number, total degree, total H, aromatic, in
+/// ring) are taken from `mol`, so they agree with the MAT features. A double bond whose
+/// end received a folded stereo hydrogen has no stereo left (RDKit `STEREONONE`).
+///
 /// # Errors
 /// [`FeaturizeError::Internal`] if the toolkit's hydrogen-suppressed graph disagrees
 /// with `mol`'s atoms or bonds (never seen; guards the index mapping).
 pub fn ogb_features(mol: &Molecule) -> Result<OgbCategories, FeaturizeError> {
-    let graph = chematic::smiles::ogb_graph_features(&mol.parsed).map_err(|e| {
-        FeaturizeError::Internal {
-            smiles: mol.smiles().to_string(),
-            reason: format!("OGB features: {e}"),
+    let internal = |reason: String| FeaturizeError::Internal {
+        smiles: mol.smiles().to_string(),
+        reason,
+    };
+    let swapped;
+    let source = if mol.pyrrole_donors.is_empty() {
+        &mol.parsed
+    } else {
+        swapped = crate::rdkit_rules::with_pyrrole_donors(&mol.parsed, &mol.pyrrole_donors);
+        &swapped
+    };
+    let graph = chematic::smiles::ogb_graph_features(source)
+        .map_err(|e| internal(format!("OGB features: {e}")))?;
+    // Graph nodes: the MolFromSmiles atoms in input order, i.e. ours plus folded hydrogens.
+    let mut graph_atoms: Vec<usize> = mol
+        .source_atoms()
+        .iter()
+        .chain(&mol.folded_hydrogens)
+        .copied()
+        .collect();
+    graph_atoms.sort_unstable();
+    if graph.node_feat.len() != graph_atoms.len() {
+        return Err(internal(format!(
+            "OGB graph has {} atoms, the molecule {}",
+            graph.node_feat.len(),
+            graph_atoms.len()
+        )));
+    }
+    // Graph node -> our atom (None for a folded hydrogen).
+    let mut ours_of_node = vec![None; graph_atoms.len()];
+    for (i, &old) in mol.source_atoms().iter().enumerate() {
+        if let Ok(node) = graph_atoms.binary_search(&old) {
+            ours_of_node[node] = Some(i);
         }
-    })?;
-    if graph.node_feat.len() != mol.num_atoms() {
-        return Err(FeaturizeError::Internal {
-            smiles: mol.smiles().to_string(),
-            reason: format!(
-                "OGB graph has {} atoms, the molecule {}",
-                graph.node_feat.len(),
-                mol.num_atoms()
-            ),
-        });
     }
     let clip = |value: i64, size: usize| value.clamp(0, size as i64 - 1) as u8;
-    let atoms = graph
-        .node_feat
+    let mut atoms = vec![[0u8; 9]; mol.num_atoms()];
+    for (node, f) in graph.node_feat.iter().enumerate() {
+        let Some(i) = ours_of_node[node] else {
+            continue;
+        };
+        let a = &mol.atoms()[i];
+        let mut f = *f;
+        f[0] = i64::from(a.atomic_number) - 1;
+        f[2] = (mol.degree(i) + usize::from(a.total_hydrogens)) as i64;
+        f[4] = i64::from(a.total_hydrogens);
+        f[7] = i64::from(a.is_aromatic);
+        f[8] = i64::from(a.is_in_ring);
+        atoms[i] = std::array::from_fn(|k| clip(f[k], ATOM_VOCAB[k]));
+    }
+    let gained_hydrogen: Vec<usize> = mol
+        .folded_hydrogens
         .iter()
-        .map(|f| std::array::from_fn(|k| clip(f[k], ATOM_VOCAB[k])))
+        .filter_map(|&h| {
+            mol.parsed
+                .neighbors(chematic::core::AtomIdx(h as u32))
+                .find_map(|(x, _)| mol.source_atoms().iter().position(|&s| s == x.0 as usize))
+        })
         .collect();
     // Edges come in both directions: keep one feature row per bond of `mol`.
     let mut bonds: Vec<Option<[u8; 3]>> = vec![None; mol.bonds().len()];
     for (edge, feat) in graph.edge_index.iter().zip(&graph.edge_feat) {
-        let (u, v) = (edge[0] as usize, edge[1] as usize);
+        let (Some(u), Some(v)) = (
+            ours_of_node.get(edge[0] as usize).copied().flatten(),
+            ours_of_node.get(edge[1] as usize).copied().flatten(),
+        ) else {
+            continue;
+        };
         if let Some(k) = mol
             .bonds()
             .iter()
             .position(|b| (b.begin, b.end) == (u, v) || (b.begin, b.end) == (v, u))
         {
-            bonds[k] = Some(std::array::from_fn(|c| clip(feat[c], BOND_VOCAB[c])));
+            let mut row: [u8; 3] = std::array::from_fn(|c| clip(feat[c], BOND_VOCAB[c]));
+            let bond = &mol.bonds()[k];
+            if bond.order == crate::BondOrder::Double
+                && (gained_hydrogen.contains(&bond.begin) || gained_hydrogen.contains(&bond.end))
+            {
+                row[1] = 0;
+            }
+            bonds[k] = Some(row);
         }
     }
     let bonds = bonds
         .into_iter()
         .enumerate()
-        .map(|(k, f)| {
-            f.ok_or_else(|| FeaturizeError::Internal {
-                smiles: mol.smiles().to_string(),
-                reason: format!("bond {k} is missing from the OGB graph"),
-            })
-        })
+        .map(|(k, f)| f.ok_or_else(|| internal(format!("bond {k} is missing from the OGB graph"))))
         .collect::<Result<Vec<_>, _>>()?;
     Ok((atoms, bonds))
 }

@@ -34,6 +34,8 @@ pub mod graphormer;
 pub mod mat;
 pub mod molecule;
 pub mod profile;
+pub mod rdkit_rules;
+pub mod reference;
 pub mod scaffold;
 pub mod structure_file;
 pub mod vocab;

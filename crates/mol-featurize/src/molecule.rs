@@ -6,9 +6,10 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use chematic::core::{AtomIdx, Molecule as ChemMolecule, MoleculeBuilder};
-use chematic::smiles::{RdkitSmilesError, parse, rdkit_sanitized_model};
+use chematic::smiles::{RdkitSanitizedModel, RdkitSmilesError, parse, rdkit_sanitized_model};
 
 use crate::error::FeaturizeError;
+use crate::rdkit_rules::{macrocycle_bridge_donors, stereo_hydrogens_to_fold, with_pyrrole_donors};
 
 /// One atom of a hydrogen-suppressed molecule, with RDKit's perceived properties.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +37,9 @@ pub enum BondOrder {
     Triple,
     /// Aromatic.
     Aromatic,
-    /// Quadruple, dative or another order.
+    /// Dative (coordinate) bond, `->` / `<-`: OGB's "misc" bond type; closes no ring.
+    Dative,
+    /// Quadruple, zero-order or another order.
     Other,
 }
 
@@ -65,6 +68,12 @@ pub struct Molecule {
     pub(crate) parsed: ChemMolecule,
     /// The toolkit's hydrogen-suppressed molecule, atoms in the order of `atoms`.
     pub(crate) heavy: ChemMolecule,
+    /// Atoms of `parsed` perceived as `[nH]` for RDKit's macrocycle rule
+    /// ([`crate::rdkit_rules`], 1); empty when no correction applied.
+    pub(crate) pyrrole_donors: Vec<AtomIdx>,
+    /// Hydrogen atoms of `parsed` that `MolFromSmiles` keeps and the recipe's second
+    /// `RemoveHs` folds into their neighbour ([`crate::rdkit_rules`], 2).
+    pub(crate) folded_hydrogens: Vec<usize>,
 }
 
 impl std::fmt::Debug for Molecule {
@@ -108,13 +117,12 @@ impl Molecule {
 
     /// Sanitises a molecule read by `chematic` (from SMILES or a MOL block); `name` is
     /// what errors and [`Molecule::smiles`] report (the SMILES, or a file record's label).
+    ///
+    /// The graph is the MAT reference recipe's final one (RDKit 2026.09 `MolFromSmiles`,
+    /// `AddHs`, embedding, `RemoveHs`), with the corrections of [`crate::rdkit_rules`].
     pub(crate) fn from_parsed(parsed: ChemMolecule, name: &str) -> Result<Self, FeaturizeError> {
         let smiles = name;
-        let err = |reason: String| FeaturizeError::Parse {
-            smiles: smiles.to_string(),
-            reason,
-        };
-        let model = rdkit_sanitized_model(&parsed).map_err(|e| match e {
+        let mut model = rdkit_sanitized_model(&parsed).map_err(|e| match e {
             RdkitSmilesError::Sanitization(reason) => FeaturizeError::Sanitize {
                 smiles: smiles.to_string(),
                 reason,
@@ -124,7 +132,73 @@ impl Molecule {
                 reason,
             },
         })?;
+        // Aromaticity of 5-ring donors bridged inside macrocycles (rdkit_rules, 1).
+        let mut applied_donors = Vec::new();
+        let donors = macrocycle_bridge_donors(&parsed);
+        if !donors.is_empty()
+            && let Ok(swapped) = rdkit_sanitized_model(&with_pyrrole_donors(&parsed, &donors))
+        {
+            let same_atoms = swapped.atoms.len() == model.atoms.len()
+                && swapped
+                    .atoms
+                    .iter()
+                    .zip(&model.atoms)
+                    .all(|(a, b)| a.is_some() == b.is_some());
+            let same_bonds = swapped.bonds.len() == model.bonds.len()
+                && swapped
+                    .bonds
+                    .iter()
+                    .zip(&model.bonds)
+                    .all(|(a, b)| a.is_some() == b.is_some());
+            if same_atoms && same_bonds {
+                applied_donors = donors;
+                for (ours, theirs) in model.atoms.iter_mut().zip(&swapped.atoms) {
+                    if let (Some(ours), Some(theirs)) = (ours, theirs) {
+                        ours.0 = theirs.0;
+                    }
+                }
+                model.bonds = swapped.bonds;
+            }
+        }
+        let mut first = Self::assemble(parsed, &model, smiles)?;
+        first.pyrrole_donors = applied_donors;
+        // Hydrogen atoms the recipe's second RemoveHs drops (rdkit_rules, 2).
+        let isotopes: Vec<bool> = first
+            .source_atoms
+            .iter()
+            .map(|&old| first.parsed.atom(AtomIdx(old as u32)).isotope.is_some())
+            .collect();
+        let folds = stereo_hydrogens_to_fold(&first.atoms, &first.bonds, &isotopes, &first.heavy);
+        if folds.is_empty() {
+            return Ok(first);
+        }
+        let mut folded_hydrogens = Vec::with_capacity(folds.len());
+        for (h, x) in folds {
+            let (h, x) = (first.source_atoms[h], first.source_atoms[x]);
+            folded_hydrogens.push(h);
+            model.atoms[h] = None;
+            model.removed_h_neighbors[x] += 1;
+            if let Some(fields) = model.atoms[x].as_mut() {
+                fields.2 += 1;
+            }
+        }
+        let mut mol = Self::assemble(first.parsed, &model, smiles)?;
+        mol.pyrrole_donors = first.pyrrole_donors;
+        folded_hydrogens.sort_unstable();
+        mol.folded_hydrogens = folded_hydrogens;
+        Ok(mol)
+    }
 
+    /// The molecule of the atoms and bonds `model` keeps (`None` entries are dropped).
+    fn assemble(
+        parsed: ChemMolecule,
+        model: &RdkitSanitizedModel,
+        smiles: &str,
+    ) -> Result<Self, FeaturizeError> {
+        let err = |reason: String| FeaturizeError::Parse {
+            smiles: smiles.to_string(),
+            reason,
+        };
         let mut new_index = vec![usize::MAX; parsed.atom_count()];
         let mut atoms = Vec::new();
         let mut source_atoms = Vec::new();
@@ -163,6 +237,7 @@ impl Molecule {
             builder.add_atom(atom);
         }
         let mut bonds = Vec::new();
+        let mut closes_rings = Vec::new();
         for (b, entry) in parsed.bonds() {
             let (u, v) = (
                 new_index[entry.atom1.0 as usize],
@@ -180,11 +255,14 @@ impl Molecule {
                 C::Double => BondOrder::Double,
                 C::Triple => BondOrder::Triple,
                 C::Aromatic => BondOrder::Aromatic,
+                C::Dative => BondOrder::Dative,
                 _ => BondOrder::Other,
             };
             builder
                 .add_bond(AtomIdx(u as u32), AtomIdx(v as u32), entry.order)
                 .map_err(|e| err(format!("bond {u}-{v}: {e:?}")))?;
+            // RDKit's ring finding skips dative and zero-order bonds (findSSSR).
+            closes_rings.push(!matches!(order, BondOrder::Dative) && entry.order != C::Zero);
             bonds.push(Bond {
                 begin: u,
                 end: v,
@@ -206,8 +284,10 @@ impl Molecule {
             source_atoms,
             parsed,
             heavy,
+            pyrrole_donors: Vec::new(),
+            folded_hydrogens: Vec::new(),
         };
-        for (i, in_ring) in mol.ring_membership().into_iter().enumerate() {
+        for (i, in_ring) in mol.ring_membership(&closes_rings).into_iter().enumerate() {
             mol.atoms[i].is_in_ring = in_ring;
         }
         Ok(mol)
@@ -296,13 +376,14 @@ impl Molecule {
         out
     }
 
-    /// Ring membership of every atom: an atom is in a ring iff one of its bonds is not
-    /// a bridge (removing it leaves its ends connected).
-    fn ring_membership(&self) -> Vec<bool> {
+    /// Ring membership of every atom (RDKit `IsInRing`): an atom is in a ring iff one of
+    /// its ring-closing bonds (`closes_rings[k]`; dative and zero-order bonds do not) is
+    /// not a bridge of the graph of ring-closing bonds.
+    fn ring_membership(&self, closes_rings: &[bool]) -> Vec<bool> {
         let n = self.atoms.len();
         let mut in_ring = vec![false; n];
         for (k, bond) in self.bonds.iter().enumerate() {
-            if in_ring[bond.begin] && in_ring[bond.end] {
+            if !closes_rings[k] || (in_ring[bond.begin] && in_ring[bond.end]) {
                 continue;
             }
             let mut seen = vec![false; n];
@@ -311,7 +392,7 @@ impl Molecule {
             let mut cyclic = false;
             'search: while let Some(a) = stack.pop() {
                 for (j, other) in self.bonds.iter().enumerate() {
-                    if j == k {
+                    if j == k || !closes_rings[j] {
                         continue;
                     }
                     let next = if other.begin == a {
