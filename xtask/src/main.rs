@@ -196,6 +196,9 @@ struct TrainArgs {
     /// SMILES column.
     #[arg(long, default_value = "smiles")]
     smiles_column: String,
+    /// Field delimiter of --data (`,`; `;` or `\t` for other exports).
+    #[arg(long, default_value_t = ',')]
+    delimiter: char,
     /// Target column(s).
     #[arg(long = "target", default_values_t = vec!["y".to_string()])]
     targets: Vec<String>,
@@ -255,6 +258,9 @@ enum Command {
         /// SMILES column.
         #[arg(long, default_value = "smiles")]
         smiles_column: String,
+        /// Field delimiter of --data (`,`; `;` or `\t` for other exports).
+        #[arg(long, default_value_t = ',')]
+        delimiter: char,
         /// Coordinates for the distance matrices.
         #[arg(long, value_enum, default_value = "embed3d")]
         coords: CoordsArg,
@@ -350,6 +356,9 @@ enum Command {
         /// SMILES column of --data.
         #[arg(long, default_value = "smiles")]
         smiles_column: String,
+        /// Field delimiter of --data (`,`; `;` or `\t` for other exports).
+        #[arg(long, default_value_t = ',')]
+        delimiter: char,
         /// One or more SMILES.
         #[arg(long)]
         smiles: Vec<String>,
@@ -491,6 +500,7 @@ fn main() -> Result<()> {
             cache,
             no_cache,
             smiles_column,
+            delimiter,
             coords,
             out,
             run,
@@ -501,7 +511,12 @@ fn main() -> Result<()> {
                 None => featurizer(coords, 42, false),
             };
             let cache = conformer_cache_dir(cache, no_cache);
-            featurize(&data, &smiles_column, &featurizer, cache, out, format)
+            let smiles = train::data::read_smiles_delimited(
+                &data,
+                &smiles_column,
+                train::trainer::delimiter_byte(delimiter)?,
+            )?;
+            featurize(&smiles, &featurizer, cache, out, format)
         }
         Command::Train(args) => train(args),
         Command::Data {
@@ -551,13 +566,14 @@ fn main() -> Result<()> {
             no_cache,
             data,
             smiles_column,
+            delimiter,
             smiles,
             out,
             device,
         } => predict(
             &run,
             data,
-            &smiles_column,
+            (&smiles_column, delimiter),
             smiles,
             out,
             device,
@@ -741,17 +757,15 @@ fn featurizer(coords: CoordsArg, seed: u64, reference_compat: bool) -> MatFeatur
 }
 
 fn featurize(
-    data: &Path,
-    smiles_column: &str,
+    smiles: &[String],
     featurizer: &MatFeaturizer,
     cache: Option<PathBuf>,
     out: Option<PathBuf>,
     format: FeatureFormat,
 ) -> Result<()> {
-    let smiles = train::data::read_smiles_csv(data, smiles_column)?;
     let t0 = Instant::now();
     let cache = train::open_conformer_cache(cache.as_deref());
-    let (features, report) = featurize_all_cached(&smiles, featurizer, true, cache.as_ref());
+    let (features, report) = featurize_all_cached(smiles, featurizer, true, cache.as_ref());
     let secs = t0.elapsed().as_secs_f64();
     train::print_cache_report(&report);
     println!(
@@ -872,7 +886,12 @@ fn train(args: TrainArgs) -> Result<()> {
         .data
         .clone()
         .context("--data CSV is required for --model mat")?;
-    let table = train::data::MoleculeTable::read_csv(&data, &args.smiles_column, &args.targets)?;
+    let table = train::data::MoleculeTable::read_delimited(
+        &data,
+        &args.smiles_column,
+        &args.targets,
+        train::trainer::delimiter_byte(args.delimiter)?,
+    )?;
     let task = match args.task {
         Some(TaskArg::Regression) => Task::Regression,
         Some(TaskArg::Classification) => Task::Classification,
@@ -880,6 +899,7 @@ fn train(args: TrainArgs) -> Result<()> {
             .targets
             .iter()
             .flatten()
+            .filter(|v| v.is_finite())
             .all(|v| *v == 0.0 || *v == 1.0) =>
         {
             Task::Classification
@@ -905,6 +925,7 @@ fn train(args: TrainArgs) -> Result<()> {
     let spec = RunSpec {
         data: data.clone(),
         smiles_column: args.smiles_column,
+        delimiter: args.delimiter,
         target_columns: args.targets,
         split,
         task,
@@ -937,14 +958,18 @@ fn train(args: TrainArgs) -> Result<()> {
 fn predict(
     run: &Path,
     data: Option<PathBuf>,
-    smiles_column: &str,
+    (smiles_column, delimiter): (&str, char),
     mut smiles: Vec<String>,
     out: Option<PathBuf>,
     device: DeviceArg,
     cache: Option<PathBuf>,
 ) -> Result<()> {
     if let Some(path) = data {
-        smiles.extend(train::data::read_smiles_csv(&path, smiles_column)?);
+        smiles.extend(train::data::read_smiles_delimited(
+            &path,
+            smiles_column,
+            train::trainer::delimiter_byte(delimiter)?,
+        )?);
     }
     if smiles.is_empty() {
         bail!("nothing to predict: give --data or --smiles");
@@ -994,6 +1019,7 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
     let spec = RunSpec {
         data,
         smiles_column: "smiles".into(),
+        delimiter: ',',
         target_columns: vec!["y".into()],
         split: SplitSpec::File {
             path: splits,

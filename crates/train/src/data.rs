@@ -1,8 +1,22 @@
-//! Molecule tables read from CSV.
+//! Molecule tables read from CSV (or another single-byte delimiter).
 
 use std::path::Path;
 
+use mol_featurize::SkippedMolecule;
+
 use crate::error::TrainError;
+
+/// Cells read as a missing label: pandas' default NA strings (what chemprop reads as
+/// NaN), compared after trimming.
+pub const MISSING_LABEL_CELLS: [&str; 19] = [
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+];
+
+/// Kind of a row whose target cell is missing (see [`MISSING_LABEL_CELLS`]).
+pub const MISSING_LABEL: &str = "missing-label";
+/// Kind of a row whose target cell is neither a finite number nor missing.
+pub const BAD_LABEL: &str = "bad-label";
 
 /// A CSV of molecules: one SMILES per row and one or more numeric targets.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,25 +28,48 @@ pub struct MoleculeTable {
     pub targets: Vec<Vec<f32>>,
     /// Names of the target columns.
     pub target_columns: Vec<String>,
+    /// Rows whose target cell is missing or not a finite number (their `targets` entry is
+    /// NaN), in row order: skipped for training and reported, never an abort.
+    pub label_problems: Vec<SkippedMolecule>,
 }
 
 impl MoleculeTable {
-    /// Reads `path`, taking SMILES from column `smiles_column` and targets from
-    /// `target_columns`.
+    /// Reads the comma-separated `path`: [`MoleculeTable::read_delimited`] with `b','`.
     ///
     /// # Errors
-    /// [`TrainError::Csv`] if a column is missing, or a target cell of a row is not a
-    /// number (the row and column are named); [`TrainError::Io`] if unreadable.
+    /// As [`MoleculeTable::read_delimited`].
     pub fn read_csv(
         path: &Path,
         smiles_column: &str,
         target_columns: &[String],
     ) -> Result<Self, TrainError> {
+        Self::read_delimited(path, smiles_column, target_columns, b',')
+    }
+
+    /// Reads `path` (fields separated by `delimiter`, a UTF-8 byte-order mark and CRLF line
+    /// ends accepted), taking SMILES from column `smiles_column` and targets from
+    /// `target_columns`. A target cell that is empty or an NA string
+    /// ([`MISSING_LABEL_CELLS`]), or not a finite number, makes its row a
+    /// [`MoleculeTable::label_problems`] entry.
+    ///
+    /// # Errors
+    /// [`TrainError::Csv`] if a column is missing (naming the columns found, and the
+    /// delimiter the header seems to use when it is not `delimiter`) or a row is
+    /// malformed; [`TrainError::Io`] if unreadable.
+    pub fn read_delimited(
+        path: &Path,
+        smiles_column: &str,
+        target_columns: &[String],
+        delimiter: u8,
+    ) -> Result<Self, TrainError> {
         let csv_err = |reason: String| TrainError::Csv {
             path: path.to_path_buf(),
             reason,
         };
-        let mut reader = csv::Reader::from_path(path).map_err(|e| csv_err(e.to_string()))?;
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .from_path(path)
+            .map_err(|e| csv_err(e.to_string()))?;
         let headers = reader
             .headers()
             .map_err(|e| csv_err(e.to_string()))?
@@ -40,12 +77,19 @@ impl MoleculeTable {
         let column = |name: &str| {
             headers
                 .iter()
-                .position(|h| h.trim() == name)
+                .position(|h| h.trim_start_matches('\u{feff}').trim() == name)
                 .ok_or_else(|| {
-                    csv_err(format!(
-                        "no column {name:?} (columns: {})",
+                    let mut reason = format!(
+                        "no column {name:?} (columns split at {:?}: {})",
+                        delimiter as char,
                         headers.iter().collect::<Vec<_>>().join(", ")
-                    ))
+                    );
+                    if let Some(seen) = other_delimiter(&headers, delimiter) {
+                        reason.push_str(&format!(
+                            "; the header looks {seen:?}-separated: pass --delimiter '{seen}'"
+                        ));
+                    }
+                    csv_err(reason)
                 })
         };
         let smiles_at = column(smiles_column)?;
@@ -57,24 +101,61 @@ impl MoleculeTable {
             smiles: Vec::new(),
             targets: Vec::new(),
             target_columns: target_columns.to_vec(),
+            label_problems: Vec::new(),
         };
         for (row, record) in reader.records().enumerate() {
             let record = record.map_err(|e| csv_err(format!("row {row}: {e}")))?;
             let smiles = record.get(smiles_at).unwrap_or_default().to_string();
             let mut values = Vec::with_capacity(target_at.len());
+            let mut problem: Option<(&str, String)> = None;
             for (&at, name) in target_at.iter().zip(target_columns) {
                 let cell = record.get(at).unwrap_or_default().trim();
-                let v: f32 = cell.parse().map_err(|_| {
-                    csv_err(format!(
-                        "row {row} (SMILES {smiles:?}): column {name:?} is not a number: {cell:?}"
-                    ))
-                })?;
-                values.push(v);
+                let value = if MISSING_LABEL_CELLS.contains(&cell) {
+                    None
+                } else {
+                    cell.parse::<f32>().ok().filter(|v| v.is_finite())
+                };
+                match value {
+                    Some(v) => values.push(v),
+                    None => {
+                        values.push(f32::NAN);
+                        let kind = if MISSING_LABEL_CELLS.contains(&cell) {
+                            MISSING_LABEL
+                        } else {
+                            BAD_LABEL
+                        };
+                        problem.get_or_insert((
+                            kind,
+                            format!(
+                                "row {row} (SMILES {smiles:?}): column {name:?} has no label \
+                                 ({cell:?} is {})",
+                                if kind == MISSING_LABEL {
+                                    "missing"
+                                } else {
+                                    "not a finite number"
+                                }
+                            ),
+                        ));
+                    }
+                }
+            }
+            if let Some((kind, reason)) = problem {
+                table.label_problems.push(SkippedMolecule {
+                    row,
+                    smiles: smiles.clone(),
+                    kind: kind.to_string(),
+                    reason,
+                });
             }
             table.smiles.push(smiles);
             table.targets.push(values);
         }
         Ok(table)
+    }
+
+    /// Whether every target of `row` is a finite number.
+    pub fn is_labelled(&self, row: usize) -> bool {
+        self.targets[row].iter().all(|v| v.is_finite())
     }
 
     /// Number of rows.
@@ -93,5 +174,102 @@ impl MoleculeTable {
 /// # Errors
 /// As [`MoleculeTable::read_csv`].
 pub fn read_smiles_csv(path: &Path, smiles_column: &str) -> Result<Vec<String>, TrainError> {
-    Ok(MoleculeTable::read_csv(path, smiles_column, &[])?.smiles)
+    read_smiles_delimited(path, smiles_column, b',')
+}
+
+/// [`read_smiles_csv`] with another field delimiter.
+///
+/// # Errors
+/// As [`MoleculeTable::read_delimited`].
+pub fn read_smiles_delimited(
+    path: &Path,
+    smiles_column: &str,
+    delimiter: u8,
+) -> Result<Vec<String>, TrainError> {
+    Ok(MoleculeTable::read_delimited(path, smiles_column, &[], delimiter)?.smiles)
+}
+
+/// A delimiter other than `used` that splits the one-column `headers` into several.
+fn other_delimiter(headers: &csv::StringRecord, used: u8) -> Option<char> {
+    let [only] = headers.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    [';', '\t', '|', ',']
+        .into_iter()
+        .filter(|&d| d as u32 != u32::from(used))
+        .find(|&d| only.contains(d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("molattn-data-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn missing_and_bad_labels_are_reported_rows_not_errors() {
+        let path = write(
+            "labels.csv",
+            "smiles,y\nCCO,1.5\nCCC,\nCCN,nan\nCCCl, NA \nc1ccccc1,abc\nCO,inf\nCC,-2\n",
+        );
+        let t = MoleculeTable::read_csv(&path, "smiles", &["y".into()]).unwrap();
+        assert_eq!(t.len(), 7);
+        let rows: Vec<(usize, &str)> = t
+            .label_problems
+            .iter()
+            .map(|p| (p.row, p.kind.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (1, MISSING_LABEL),
+                (2, MISSING_LABEL),
+                (3, MISSING_LABEL),
+                (4, BAD_LABEL),
+                (5, BAD_LABEL)
+            ]
+        );
+        assert!(
+            t.label_problems[0]
+                .reason
+                .contains("row 1 (SMILES \"CCC\")")
+        );
+        assert_eq!(t.targets[0], vec![1.5]);
+        assert_eq!(t.targets[6], vec![-2.0]);
+        let labelled: Vec<bool> = (0..7).map(|r| t.is_labelled(r)).collect();
+        assert_eq!(
+            labelled,
+            vec![true, false, false, false, false, false, true]
+        );
+        let _ = std::fs::remove_file(path);
+    }
+
+    #[test]
+    fn delimiters_bom_and_crlf() {
+        let semicolon = write("semi.csv", "smiles;y\nCCO;1.0\n");
+        let e = MoleculeTable::read_csv(&semicolon, "smiles", &["y".into()]).unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("no column \"smiles\""), "{e}");
+        assert!(e.contains("pass --delimiter ';'"), "{e}");
+        let t = MoleculeTable::read_delimited(&semicolon, "smiles", &["y".into()], b';').unwrap();
+        assert_eq!(
+            (t.smiles.clone(), t.targets.clone()),
+            (vec!["CCO".into()], vec![vec![1.0]])
+        );
+        let tabs = write("tabs.tsv", "smiles\ty\nCCO\t2.0\n");
+        let t = MoleculeTable::read_delimited(&tabs, "smiles", &["y".into()], b'\t').unwrap();
+        assert_eq!(t.targets, vec![vec![2.0]]);
+        // A UTF-8 BOM before the header and CRLF line ends.
+        let bom = write("bom.csv", "\u{feff}smiles,y\r\nCCO,3.0\r\nCCN,4.0\r\n");
+        let t = MoleculeTable::read_csv(&bom, "smiles", &["y".into()]).unwrap();
+        assert_eq!(t.smiles, vec!["CCO".to_string(), "CCN".to_string()]);
+        assert_eq!(t.targets, vec![vec![3.0], vec![4.0]]);
+        for p in [semicolon, tabs, bom] {
+            let _ = std::fs::remove_file(p);
+        }
+    }
 }

@@ -23,7 +23,9 @@ use burn::prelude::*;
 use models::mat::LoadParts;
 use models::{MatBatch, MatConfig, MatModel};
 use mol_featurize::scaffold::bemis_murcko_scaffold;
-use mol_featurize::{MatFeatures, MatFeaturizer, Molecule, featurize_all_cached, pad_batch};
+use mol_featurize::{
+    FeaturizeReport, MatFeatures, MatFeaturizer, Molecule, featurize_all_cached, pad_batch,
+};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -104,6 +106,9 @@ pub struct RunSpec {
     pub data: PathBuf,
     /// SMILES column name.
     pub smiles_column: String,
+    /// Field delimiter of `data` (`,` unless the user gave `--delimiter`).
+    #[serde(default = "default_delimiter")]
+    pub delimiter: char,
     /// Target column names.
     pub target_columns: Vec<String>,
     /// Split.
@@ -127,6 +132,21 @@ pub struct RunSpec {
     /// loaded, the generator is not; see [`models::mat::LoadParts::EncoderOnly`]).
     #[serde(default)]
     pub pretrained: Option<PathBuf>,
+}
+
+fn default_delimiter() -> char {
+    ','
+}
+
+/// `c` as the single byte a CSV reader splits on.
+///
+/// # Errors
+/// [`TrainError::Invalid`] when `c` is not one ASCII character.
+pub fn delimiter_byte(c: char) -> Result<u8, TrainError> {
+    u8::try_from(c)
+        .ok()
+        .filter(u8::is_ascii)
+        .ok_or_else(|| TrainError::Invalid(format!("delimiter {c:?} is not one ASCII character")))
 }
 
 impl RunSpec {
@@ -256,8 +276,13 @@ pub struct TrainSummary {
     pub train_seconds: f64,
     /// Wall-clock seconds of featurization.
     pub featurize_seconds: f64,
-    /// Rows skipped by featurization (listed in `featurize_report.json`).
+    /// Rows skipped: featurization failed or the label is missing (each listed with its
+    /// reason in `featurize_report.json`).
     pub n_skipped: usize,
+    /// Rows whose label is missing or not a number (kinds `missing-label`, `bad-label`
+    /// in `featurize_report.json`); not trained or evaluated on.
+    #[serde(default)]
+    pub n_unlabelled: usize,
     /// Split rows dropped because their molecule was skipped, per part.
     pub n_dropped_from_split: [usize; 3],
     /// Model parameters.
@@ -305,7 +330,12 @@ pub fn train_run(
             spec.model.d_atom
         )));
     }
-    let table = MoleculeTable::read_csv(&spec.data, &spec.smiles_column, &spec.target_columns)?;
+    let table = MoleculeTable::read_delimited(
+        &spec.data,
+        &spec.smiles_column,
+        &spec.target_columns,
+        delimiter_byte(spec.delimiter)?,
+    )?;
     if table.is_empty() {
         return Err(TrainError::Invalid(format!(
             "{}: no rows",
@@ -323,6 +353,7 @@ pub fn train_run(
     );
     crate::print_cache_report(&report);
     let featurize_seconds = t0.elapsed().as_secs_f64();
+    let (features, report) = drop_unlabelled(&table, features, report);
     write_json(&run_dir.join("featurize_report.json"), &report)?;
     if report.n_skipped > 0 {
         eprintln!(
@@ -417,6 +448,7 @@ pub fn train_run(
         train_seconds: state.train_seconds,
         featurize_seconds,
         n_skipped: report.n_skipped,
+        n_unlabelled: table.label_problems.len(),
         n_dropped_from_split: [d0, d1, d2],
         n_params: best.num_params(),
     };
@@ -429,6 +461,35 @@ pub fn train_run(
     let vl: Vec<f64> = state.history.iter().map(|h| h.valid_loss).collect();
     crate::plot::loss_curves(&run_dir.join("curves.png"), &tl, &vl, loss_name)?;
     Ok(summary)
+}
+
+/// Removes rows without a usable label from `features` and lists them in `report` (a
+/// row that also failed featurization keeps its featurization reason).
+fn drop_unlabelled(
+    table: &MoleculeTable,
+    mut features: Vec<Option<MatFeatures>>,
+    mut report: FeaturizeReport,
+) -> (Vec<Option<MatFeatures>>, FeaturizeReport) {
+    for problem in &table.label_problems {
+        if let Some(f) = features[problem.row].take() {
+            if let Some(count) = report.coordinate_sources.get_mut(&f.coordinate_source) {
+                *count -= 1;
+            }
+            report.n_ok -= 1;
+            report.skipped.push(problem.clone());
+        }
+    }
+    report.coordinate_sources.retain(|_, n| *n > 0);
+    report.skipped.sort_by_key(|s| s.row);
+    report.n_skipped = report.skipped.len();
+    if !table.label_problems.is_empty() {
+        eprintln!(
+            "data: {} of {} rows have no usable label and are not trained on",
+            table.label_problems.len(),
+            table.len()
+        );
+    }
+    (features, report)
 }
 
 fn make_split(

@@ -38,6 +38,7 @@ fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -> RunSpec {
     RunSpec {
         data,
         smiles_column: "smiles".into(),
+        delimiter: ',',
         target_columns: vec!["y".into()],
         split,
         task,
@@ -75,18 +76,38 @@ fn history(run: &Path) -> serde_json::Value {
 fn regression_learns_writes_the_run_and_resumes_exactly() {
     let _rng = crate::rng_exclusive();
     let dir = scratch("esol");
-    let data = subset_csv("esol", 300, &["C1CC,0.5", "C(C)(C)(C)(C)C,0.1"], &dir);
+    let extra = ["C1CC,0.5", "C(C)(C)(C)(C)C,0.1", "CCO,", "CCN,nan"];
+    let data = subset_csv("esol", 300, &extra, &dir);
     let spec = spec(data, Task::Regression, SplitSpec::Random { seed: 1 }, 30);
     let quiet = RunControl::default();
 
     let straight = dir.join("straight");
     let summary = train_run(&spec, &straight, &quiet, &Device::flex()).unwrap();
-    // The two invalid rows are skipped, counted and listed; nothing else is lost.
-    assert_eq!(summary.n_skipped, 2);
-    let report = std::fs::read_to_string(straight.join("featurize_report.json")).unwrap();
-    assert!(
-        report.contains("\"row\": 300") && report.contains("\"row\": 301"),
-        "{report}"
+    // The two invalid rows and the two unlabelled ones (issue #14) are skipped, counted
+    // and listed with their reason; nothing else is lost and the run does not abort.
+    assert_eq!((summary.n_skipped, summary.n_unlabelled), (4, 2));
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(straight.join("featurize_report.json")).unwrap(),
+    )
+    .unwrap();
+    let skipped: Vec<(u64, &str)> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["row"].as_u64().unwrap(), s["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        skipped,
+        vec![
+            (300, "parse"),
+            (301, "sanitize"),
+            (302, "missing-label"),
+            (303, "missing-label")
+        ]
+    );
+    assert_eq!(
+        (report["n_ok"].as_u64(), report["n_skipped"].as_u64()),
+        (Some(300), Some(4))
     );
     assert_eq!(summary.train.n + summary.valid.n + summary.test.n, 300);
     // ESOL labels are z-scores: predicting the mean gives RMSE ~1. Learning must beat it.
@@ -114,6 +135,7 @@ fn regression_learns_writes_the_run_and_resumes_exactly() {
         "epochs",
         "train_seconds",
         "n_skipped",
+        "n_unlabelled",
     ] {
         assert!(!metrics[key].is_null(), "metrics.json lacks {key}");
     }
