@@ -6,6 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 use mol_featurize::conformer::{ConformerOptions, CoordinateMethod, coordinates};
+use mol_featurize::reference::{atom_difference, atom_fields, read_edge_cases};
 use mol_featurize::{MatFeaturizer, Molecule};
 use rayon::prelude::*;
 
@@ -68,25 +69,6 @@ fn read_reference(path: &Path) -> Result<Vec<Reference>> {
     Ok(out)
 }
 
-fn our_atoms(mol: &Molecule) -> String {
-    mol.atoms()
-        .iter()
-        .enumerate()
-        .map(|(i, a)| {
-            format!(
-                "{}.{}.{}.{}.{}.{}",
-                a.atomic_number,
-                mol.degree(i),
-                a.total_hydrogens,
-                a.formal_charge,
-                u8::from(a.is_in_ring),
-                u8::from(a.is_aromatic)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
 fn our_bonds(mol: &Molecule) -> Vec<(usize, usize)> {
     let mut b: Vec<(usize, usize)> = mol
         .bonds()
@@ -102,30 +84,8 @@ fn difference(mol: &Molecule, reference: &Reference) -> Option<String> {
     if reference.status == "invalid" {
         return Some("RDKit rejects it, we accept it".into());
     }
-    let ours = our_atoms(mol);
-    if ours != reference.atoms {
-        let (o, r): (Vec<&str>, Vec<&str>) = (
-            ours.split(';').collect(),
-            reference.atoms.split(';').collect(),
-        );
-        if o.len() != r.len() {
-            return Some(format!("{} atoms vs RDKit {}", o.len(), r.len()));
-        }
-        let fields = [
-            "element",
-            "heavy degree",
-            "total H",
-            "charge",
-            "in ring",
-            "aromatic",
-        ];
-        let i = (0..o.len()).find(|&i| o[i] != r[i]).unwrap_or(0);
-        let (a, b): (Vec<&str>, Vec<&str>) = (o[i].split('.').collect(), r[i].split('.').collect());
-        let k = (0..6).find(|&k| a.get(k) != b.get(k)).unwrap_or(0);
-        return Some(format!(
-            "atom {i}: {} {} vs RDKit {}",
-            fields[k], a[k], b[k]
-        ));
+    if let Some(d) = atom_difference(&atom_fields(mol), &reference.atoms) {
+        return Some(d);
     }
     let mut theirs: Vec<(usize, usize)> = reference
         .bonds
@@ -238,7 +198,10 @@ pub fn rows(fixtures: &Path, datasets: &Path, conformers: bool) -> Result<Vec<Ro
         note,
     });
 
-    // 3. Geometry of our conformers against RDKit ETKDG + UFF.
+    // 3. Chemistry edge cases from public bug reports (issue #14).
+    rows.push(edge_case_row(fixtures)?.0);
+
+    // 4. Geometry of our conformers against RDKit ETKDG + UFF.
     if conformers {
         let options = ConformerOptions::default();
         let stats: Vec<Option<(f64, f64)>> = parsed
@@ -312,4 +275,61 @@ pub fn rows(fixtures: &Path, datasets: &Path, conformers: bool) -> Result<Vec<Ro
         });
     }
     Ok(rows)
+}
+
+/// The "edge cases vs RDKit" row (`fixtures/edge_cases.json`: per category, how many cases
+/// agree on every atom field, bond and OGB row) and the per-case listing for
+/// docs/PARITY.md.
+pub fn edge_case_row(fixtures: &Path) -> Result<(Row, String)> {
+    let cases = read_edge_cases(&fixtures.join("edge_cases.json")).map_err(|e| anyhow!(e))?;
+    let verdicts: Vec<Option<String>> = cases.par_iter().map(|c| c.difference()).collect();
+    let mut per_category: Vec<(&str, usize, usize)> = Vec::new();
+    let mut listing = String::from("| category | SMILES | result |\n|---|---|---|\n");
+    let mut failures = Vec::new();
+    for (case, verdict) in cases.iter().zip(&verdicts) {
+        let k = match per_category
+            .iter()
+            .position(|(c, _, _)| *c == case.category)
+        {
+            Some(k) => k,
+            None => {
+                per_category.push((&case.category, 0, 0));
+                per_category.len() - 1
+            }
+        };
+        per_category[k].2 += 1;
+        per_category[k].1 += usize::from(verdict.is_none());
+        let result = verdict.clone().unwrap_or_else(|| "agrees".into());
+        listing.push_str(&format!(
+            "| {} | `{}` | {result} |\n",
+            case.category,
+            case.smiles.replace('|', "\\|")
+        ));
+        if let Some(v) = verdict {
+            failures.push(format!("{}: {v}", case.smiles));
+        }
+    }
+    let agree = verdicts.iter().filter(|v| v.is_none()).count();
+    let mut note = format!(
+        "{agree} of {} cases agree (every atom field, bond type, OGB row): {}",
+        cases.len(),
+        per_category
+            .iter()
+            .map(|(c, ok, n)| format!("{c} {ok}/{n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if !failures.is_empty() {
+        note.push_str(&format!("; differing: {}", failures.join("; ")));
+    }
+    let row = Row {
+        component: "edge cases vs RDKit (macrocycle aromaticity, dative rings, stereo H)".into(),
+        fixture: "edge_cases.json".into(),
+        max_abs: (cases.len() - agree) as f64,
+        max_rel: 0.0,
+        tolerance: 0.0,
+        pass: agree == cases.len(),
+        note,
+    };
+    Ok((row, listing))
 }

@@ -118,7 +118,8 @@ pub fn run(options: &ParityOptions) -> anyhow::Result<bool> {
         rows.len()
     );
     if let Some(path) = &options.write_doc {
-        write_doc(path, &table)?;
+        let (_, edge_cases) = featurization::edge_case_row(&fixtures)?;
+        write_doc(path, &table, &edge_cases)?;
         println!("wrote {}", path.display());
     }
     Ok(all_pass)
@@ -143,7 +144,7 @@ fn render(rows: &[Row]) -> String {
     s
 }
 
-fn write_doc(path: &Path, table: &str) -> anyhow::Result<()> {
+fn write_doc(path: &Path, table: &str, edge_cases: &str) -> anyhow::Result<()> {
     let fixtures = path
         .parent()
         .unwrap_or(Path::new("."))
@@ -172,6 +173,10 @@ fn write_doc(path: &Path, table: &str) -> anyhow::Result<()> {
          Parity runs use the featurizer's `reference_compat` option (reference quirks on).\n\
          Versions: molattn {molattn}, mol-featurize {featurize}, Burn 0.22.1, chematic 1.2.1 (chematic-3d ETKDG, chematic-ff UFF) (Cargo.lock).\n\n\
          {table}\n\
+         ## Edge cases vs RDKit, case by case\n\n\
+         `fixtures/edge_cases.json` (`fixtures/gen/edge_cases.py`, RDKit's graph after the MAT\n\
+         recipe's final `RemoveHs`); the rules behind them: docs/CHEMISTRY.md.\n\n\
+         {edge_cases}\n\
          Fixture versions:\n\n{versions}",
         date = today(),
         molattn = env!("CARGO_PKG_VERSION"),
