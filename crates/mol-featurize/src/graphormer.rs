@@ -235,7 +235,11 @@ pub fn ogb_features(mol: &Molecule) -> Result<OgbCategories, FeaturizeError> {
         };
         let a = &mol.atoms()[i];
         let mut f = *f;
-        f[0] = i64::from(a.atomic_number) - 1;
+        // OGB's atomic-number list starts at 1: a dummy atom (0) is "misc" (118).
+        f[0] = match a.atomic_number {
+            0 => ATOM_VOCAB[0] as i64 - 1,
+            z => i64::from(z) - 1,
+        };
         f[2] = (mol.degree(i) + usize::from(a.total_hydrogens)) as i64;
         f[4] = i64::from(a.total_hydrogens);
         f[7] = i64::from(a.is_aromatic);

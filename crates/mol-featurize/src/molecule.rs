@@ -10,11 +10,12 @@ use chematic::smiles::{RdkitSanitizedModel, RdkitSmilesError, parse, rdkit_sanit
 
 use crate::error::FeaturizeError;
 use crate::rdkit_rules::{macrocycle_bridge_donors, stereo_hydrogens_to_fold, with_pyrrole_donors};
+use crate::smiles_syntax::{check as check_syntax, smiles_part};
 
 /// One atom of a hydrogen-suppressed molecule, with RDKit's perceived properties.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Atom {
-    /// Atomic number (6 = carbon).
+    /// Atomic number (6 = carbon; 0 = dummy atom `*`).
     pub atomic_number: u8,
     /// Formal charge (elementary charges).
     pub formal_charge: i8,
@@ -89,30 +90,37 @@ impl std::fmt::Debug for Molecule {
 impl Molecule {
     /// Parses and sanitises a SMILES string.
     ///
-    /// Leading and trailing whitespace is trimmed. Hydrogen atoms written as `[H]` are
-    /// folded into their heavy atom's hydrogen count (RDKit `RemoveHs`).
+    /// Leading and trailing whitespace is trimmed; as in RDKit, the SMILES ends at the
+    /// first inner space or tab and the rest is a name (`CCO ethanol`). Strings RDKit's
+    /// grammar rejects are rejected with the reason ([`crate::smiles_syntax`]).
+    /// Hydrogen atoms written as `[H]` are folded into their heavy atom's hydrogen count
+    /// (RDKit `RemoveHs`; rules in [`crate::rdkit_rules`]). A dummy atom `*` has atomic
+    /// number 0.
     ///
     /// # Errors
-    /// [`FeaturizeError::Parse`] for bad syntax (`C1CC`), [`FeaturizeError::Sanitize`]
-    /// for chemically invalid input (pentavalent carbon), [`FeaturizeError::Unsupported`],
-    /// [`FeaturizeError::Empty`], and [`FeaturizeError::Internal`] if the toolkit panics.
+    /// [`FeaturizeError::Parse`] for bad syntax (`C1CC`, `CC()C`),
+    /// [`FeaturizeError::Sanitize`] for chemically invalid input (pentavalent carbon),
+    /// [`FeaturizeError::Unsupported`], [`FeaturizeError::Empty`], and
+    /// [`FeaturizeError::Internal`] if the toolkit panics.
     pub fn from_smiles(smiles: &str) -> Result<Self, FeaturizeError> {
         let smiles = smiles.trim();
         guard(smiles, || Self::from_trimmed(smiles))
     }
 
-    fn from_trimmed(smiles: &str) -> Result<Self, FeaturizeError> {
+    fn from_trimmed(text: &str) -> Result<Self, FeaturizeError> {
         let err = |reason: String| FeaturizeError::Parse {
-            smiles: smiles.to_string(),
+            smiles: text.to_string(),
             reason,
         };
-        if smiles.is_empty() {
+        if text.is_empty() {
             return Err(FeaturizeError::Empty {
-                smiles: smiles.to_string(),
+                smiles: text.to_string(),
             });
         }
+        let smiles = smiles_part(text);
+        check_syntax(smiles).map_err(err)?;
         let parsed = parse(smiles).map_err(|e| err(e.to_string()))?;
-        Self::from_parsed(parsed, smiles)
+        Self::from_parsed(parsed, text)
     }
 
     /// Sanitises a molecule read by `chematic` (from SMILES or a MOL block); `name` is
@@ -206,8 +214,14 @@ impl Molecule {
             if let Some((is_aromatic, formal_charge, total_hydrogens)) = *perceived {
                 new_index[old] = atoms.len();
                 source_atoms.push(old);
+                let source = parsed.atom(AtomIdx(old as u32));
                 atoms.push(Atom {
-                    atomic_number: parsed.atom(AtomIdx(old as u32)).element.atomic_number(),
+                    // A dummy atom `*` is atomic number 0, as in RDKit.
+                    atomic_number: if source.wildcard {
+                        0
+                    } else {
+                        source.element.atomic_number()
+                    },
                     formal_charge,
                     total_hydrogens,
                     is_aromatic,

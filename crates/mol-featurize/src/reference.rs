@@ -230,3 +230,69 @@ impl EdgeCase {
             .map(|(a, b)| format!("OGB bond {:?}: {} vs RDKit {}", a.0, a.1, b.1))
     }
 }
+
+/// One line of `fixtures/smiles_fuzz.tsv.gz` (`fixtures/gen/smiles_fuzz.py`): a mutated
+/// SMILES, whether RDKit's `MolFromSmiles` accepts it, and for accepted ones
+/// `z.charge.aromatic` per atom of RDKit's final graph.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FuzzCase {
+    /// The mutated SMILES.
+    pub smiles: String,
+    /// RDKit accepts it.
+    pub accepted: bool,
+    /// Reference atoms (empty when rejected).
+    pub atoms: String,
+}
+
+/// Parses the text of `smiles_fuzz.tsv` (decompressed); the first line is a comment
+/// (later lines may start with `#`: a mutated SMILES can).
+///
+/// # Errors
+/// The first malformed line.
+pub fn parse_fuzz_cases(text: &str) -> Result<Vec<FuzzCase>, String> {
+    text.lines()
+        .skip(usize::from(text.starts_with('#')))
+        .map(|line| {
+            let mut f = line.split('\t');
+            match (f.next(), f.next(), f.next()) {
+                (Some(smiles), Some(verdict @ ("ok" | "invalid")), Some(atoms)) => Ok(FuzzCase {
+                    smiles: smiles.to_string(),
+                    accepted: verdict == "ok",
+                    atoms: atoms.to_string(),
+                }),
+                _ => Err(format!("malformed line {line:?}")),
+            }
+        })
+        .collect()
+}
+
+impl FuzzCase {
+    /// How our reading of the string differs from RDKit's (verdict, atom count, formal
+    /// charges, aromatic flags), or `None` when it agrees.
+    pub fn difference(&self) -> Option<String> {
+        match (Molecule::from_smiles(&self.smiles), self.accepted) {
+            (Err(_), false) => None,
+            (Err(e), true) => Some(format!("RDKit accepts, we reject: {e}")),
+            (Ok(m), false) => Some(format!(
+                "RDKit rejects, we accept ({} atoms)",
+                m.num_atoms()
+            )),
+            (Ok(m), true) => {
+                let ours = m
+                    .atoms()
+                    .iter()
+                    .map(|a| {
+                        format!(
+                            "{}.{}.{}",
+                            a.atomic_number,
+                            a.formal_charge,
+                            u8::from(a.is_aromatic)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(";");
+                (ours != self.atoms).then(|| format!("atoms {ours} vs RDKit {}", self.atoms))
+            }
+        }
+    }
+}
