@@ -17,6 +17,7 @@ mod compare_torch;
 #[cfg(feature = "onnx")]
 mod export_cmd;
 mod featurize_bench;
+mod fuzz_cmd;
 mod model_bench;
 mod msa_bench;
 mod parity;
@@ -278,6 +279,26 @@ enum Command {
         format: FeatureFormat,
     },
     /// Train a model: MAT on a CSV dataset, Transformer-M on QM9.
+    /// Mutation-fuzz the SMILES and SDF readers (issue #19): every input featurized, no
+    /// panic, no hang past --input-seconds, every SDF record accounted for; failing
+    /// inputs are minimised and written to --out with fuzz_report.json.
+    Fuzz {
+        /// Time budget in minutes.
+        #[arg(long, default_value_t = 1.0)]
+        minutes: f64,
+        /// RNG seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Longest one input may take, in seconds.
+        #[arg(long, default_value_t = 10.0)]
+        input_seconds: f64,
+        /// Folder with MAT's dataset CSVs (default: $MOLATTN_DATA, else ../shared/datasets).
+        #[arg(long)]
+        datasets: Option<PathBuf>,
+        /// Output folder.
+        #[arg(long, default_value = "runs/fuzz")]
+        out: PathBuf,
+    },
     Train(TrainArgs),
     /// Prepare a dataset once: `data qm9` downloads qm9pack with pip (checksum
     /// verified) and converts it into the cache folder.
@@ -519,6 +540,27 @@ fn main() -> Result<()> {
             featurize(&smiles, &featurizer, cache, out, format)
         }
         Command::Train(args) => train(args),
+        Command::Fuzz {
+            minutes,
+            seed,
+            input_seconds,
+            datasets,
+            out,
+        } => {
+            let dir = datasets_dir(datasets)?;
+            let mut seeds = Vec::new();
+            for name in ["esol", "freesolv", "bbbp"] {
+                seeds.extend(train::data::read_smiles_csv(
+                    &dir.join(format!("{name}/{name}.csv")),
+                    "smiles",
+                )?);
+            }
+            let budget = std::time::Duration::from_secs_f64(input_seconds);
+            if !fuzz_cmd::run(seeds, minutes, seed, budget, &out)? {
+                bail!("fuzz found failures (see {})", out.display());
+            }
+            Ok(())
+        }
         Command::Data {
             dataset: DatasetArg::Qm9,
             cache,

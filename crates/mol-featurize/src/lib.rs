@@ -30,6 +30,7 @@ pub mod cache;
 pub mod conformer;
 pub mod dataset;
 pub mod error;
+pub mod fuzz;
 pub mod graphormer;
 pub mod mat;
 pub mod molecule;
