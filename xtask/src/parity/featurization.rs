@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 use mol_featurize::conformer::{ConformerOptions, CoordinateMethod, coordinates};
-use mol_featurize::reference::{atom_difference, atom_fields, read_edge_cases};
+use mol_featurize::reference::{atom_difference, atom_fields};
 use mol_featurize::{MatFeaturizer, Molecule};
 use rayon::prelude::*;
 
@@ -198,10 +198,12 @@ pub fn rows(fixtures: &Path, datasets: &Path, conformers: bool) -> Result<Vec<Ro
         note,
     });
 
-    // 3. Chemistry edge cases from public bug reports (issue #14).
-    rows.push(edge_case_row(fixtures)?.0);
+    // 3-4. Chemistry edge cases from public bug reports (issue #14) and mutated SMILES
+    // (issue #19).
+    rows.push(super::smiles::edge_case_row(fixtures)?.0);
+    rows.push(super::smiles::fuzz_row(fixtures)?.0);
 
-    // 4. Geometry of our conformers against RDKit ETKDG + UFF.
+    // 5. Geometry of our conformers against RDKit ETKDG + UFF.
     if conformers {
         let options = ConformerOptions::default();
         let stats: Vec<Option<(f64, f64)>> = parsed
@@ -275,61 +277,4 @@ pub fn rows(fixtures: &Path, datasets: &Path, conformers: bool) -> Result<Vec<Ro
         });
     }
     Ok(rows)
-}
-
-/// The "edge cases vs RDKit" row (`fixtures/edge_cases.json`: per category, how many cases
-/// agree on every atom field, bond and OGB row) and the per-case listing for
-/// docs/PARITY.md.
-pub fn edge_case_row(fixtures: &Path) -> Result<(Row, String)> {
-    let cases = read_edge_cases(&fixtures.join("edge_cases.json")).map_err(|e| anyhow!(e))?;
-    let verdicts: Vec<Option<String>> = cases.par_iter().map(|c| c.difference()).collect();
-    let mut per_category: Vec<(&str, usize, usize)> = Vec::new();
-    let mut listing = String::from("| category | SMILES | result |\n|---|---|---|\n");
-    let mut failures = Vec::new();
-    for (case, verdict) in cases.iter().zip(&verdicts) {
-        let k = match per_category
-            .iter()
-            .position(|(c, _, _)| *c == case.category)
-        {
-            Some(k) => k,
-            None => {
-                per_category.push((&case.category, 0, 0));
-                per_category.len() - 1
-            }
-        };
-        per_category[k].2 += 1;
-        per_category[k].1 += usize::from(verdict.is_none());
-        let result = verdict.clone().unwrap_or_else(|| "agrees".into());
-        listing.push_str(&format!(
-            "| {} | `{}` | {result} |\n",
-            case.category,
-            case.smiles.replace('|', "\\|")
-        ));
-        if let Some(v) = verdict {
-            failures.push(format!("{}: {v}", case.smiles));
-        }
-    }
-    let agree = verdicts.iter().filter(|v| v.is_none()).count();
-    let mut note = format!(
-        "{agree} of {} cases agree (every atom field, bond type, OGB row): {}",
-        cases.len(),
-        per_category
-            .iter()
-            .map(|(c, ok, n)| format!("{c} {ok}/{n}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    if !failures.is_empty() {
-        note.push_str(&format!("; differing: {}", failures.join("; ")));
-    }
-    let row = Row {
-        component: "edge cases vs RDKit (macrocycle aromaticity, dative rings, stereo H)".into(),
-        fixture: "edge_cases.json".into(),
-        max_abs: (cases.len() - agree) as f64,
-        max_rel: 0.0,
-        tolerance: 0.0,
-        pass: agree == cases.len(),
-        note,
-    };
-    Ok((row, listing))
 }

@@ -11,6 +11,7 @@ pub mod mat;
 #[cfg(feature = "onnx")]
 mod onnx;
 pub mod prng;
+mod smiles;
 pub mod transformer_m;
 
 use std::path::{Path, PathBuf};
@@ -118,8 +119,9 @@ pub fn run(options: &ParityOptions) -> anyhow::Result<bool> {
         rows.len()
     );
     if let Some(path) = &options.write_doc {
-        let (_, edge_cases) = featurization::edge_case_row(&fixtures)?;
-        write_doc(path, &table, &edge_cases)?;
+        let (_, edge_cases) = smiles::edge_case_row(&fixtures)?;
+        let (_, fuzz) = smiles::fuzz_row(&fixtures)?;
+        write_doc(path, &table, &edge_cases, &fuzz)?;
         println!("wrote {}", path.display());
     }
     Ok(all_pass)
@@ -144,7 +146,7 @@ fn render(rows: &[Row]) -> String {
     s
 }
 
-fn write_doc(path: &Path, table: &str, edge_cases: &str) -> anyhow::Result<()> {
+fn write_doc(path: &Path, table: &str, edge_cases: &str, fuzz: &str) -> anyhow::Result<()> {
     let fixtures = path
         .parent()
         .unwrap_or(Path::new("."))
@@ -177,6 +179,11 @@ fn write_doc(path: &Path, table: &str, edge_cases: &str) -> anyhow::Result<()> {
          `fixtures/edge_cases.json` (`fixtures/gen/edge_cases.py`, RDKit's graph after the MAT\n\
          recipe's final `RemoveHs`); the rules behind them: docs/CHEMISTRY.md.\n\n\
          {edge_cases}\n\
+         ## SMILES that RDKit and we read differently\n\n\
+         Of the 5000 mutated SMILES of `fixtures/smiles_fuzz.tsv.gz` (`fixtures/gen/smiles_fuzz.py`),\n\
+         these are all that differ; each is one of the two kinds we reject on purpose\n\
+         (docs/CHEMISTRY.md, \"SMILES grammar\").\n\n\
+         {fuzz}\n\
          Fixture versions:\n\n{versions}",
         date = today(),
         molattn = env!("CARGO_PKG_VERSION"),
