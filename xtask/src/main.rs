@@ -14,6 +14,7 @@ use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
 mod compare_torch;
+mod explain_cmd;
 #[cfg(feature = "onnx")]
 mod export_cmd;
 mod featurize_bench;
@@ -279,6 +280,26 @@ enum Command {
         format: FeatureFormat,
     },
     /// Train a model: MAT on a CSV dataset, Transformer-M on QM9.
+    /// Draw what a trained run attends to and which atoms drive its prediction: per
+    /// molecule, token 0's attention to each atom and gradient x input as shaded 2D
+    /// depictions (SVG, PNG), the attention matrix as a heat map, explanation.json.
+    Explain {
+        /// Training run directory (MAT or Transformer-M).
+        #[arg(long)]
+        run: PathBuf,
+        /// One or more SMILES.
+        #[arg(long, required = true)]
+        smiles: Vec<String>,
+        /// Layer to draw (default: the last).
+        #[arg(long)]
+        layer: Option<usize>,
+        /// Head to draw (default: the mean of the heads).
+        #[arg(long)]
+        head: Option<usize>,
+        /// Output folder (one `mol-<k>` folder per SMILES).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Mutation-fuzz the SMILES and SDF readers (issue #19): every input featurized, no
     /// panic, no hang past --input-seconds, every SDF record accounted for; failing
     /// inputs are minimised and written to --out with fuzz_report.json.
@@ -540,6 +561,13 @@ fn main() -> Result<()> {
             featurize(&smiles, &featurizer, cache, out, format)
         }
         Command::Train(args) => train(args),
+        Command::Explain {
+            run,
+            smiles,
+            layer,
+            head,
+            out,
+        } => explain_cmd::run(&run, &smiles, layer, head, &out, &Device::flex()).map(|_| ()),
         Command::Fuzz {
             minutes,
             seed,

@@ -132,6 +132,19 @@ impl BiasedMultiHeadAttention {
         attn_bias: Option<Tensor<4>>,
         attn_mask: Option<Tensor<3, Bool>>,
     ) -> Tensor<3> {
+        self.forward_heads_first_with_weights(x, attn_bias, attn_mask)
+            .0
+    }
+
+    /// [`BiasedMultiHeadAttention::forward_heads_first`], also returning the attention
+    /// weights `softmax(QK^T / sqrt(d_k) + bias)` that multiply the values in this call,
+    /// `[B, H, N, N]` (before dropout; masked keys get 0).
+    pub fn forward_heads_first_with_weights(
+        &self,
+        x: Tensor<3>,
+        attn_bias: Option<Tensor<4>>,
+        attn_mask: Option<Tensor<3, Bool>>,
+    ) -> (Tensor<3>, Tensor<4>) {
         let [b, n, d] = x.dims();
         let h = self.num_heads;
         let heads = |t: Tensor<3>| t.reshape([b, n, h, self.d_k]).swap_dims(1, 2);
@@ -151,13 +164,15 @@ impl BiasedMultiHeadAttention {
             scores = scores.clone().mask_fill(full, MASKED_LOGIT);
             mask.all_dim(2)
         });
-        let probs = self.dropout.forward(softmax(scores, 3));
+        let weights = softmax(scores, 3);
+        let probs = self.dropout.forward(weights.clone());
         let out = probs.matmul(v).swap_dims(1, 2).reshape([b, n, d]);
         let out = self.out_proj.forward(out);
-        match row_masked {
+        let out = match row_masked {
             Some(rows) => out.mask_fill(rows.expand([b, n, d]), 0.0),
             None => out,
-        }
+        };
+        (out, weights)
     }
 }
 

@@ -193,6 +193,18 @@ impl MoleculeAttention {
 
     /// [`MoleculeAttention::forward`] with the terms of [`MoleculeAttention::prepare`].
     pub fn forward_prepared(&self, x: Tensor<3>, prepared: &PreparedInputs) -> Tensor<3> {
+        self.forward_prepared_with_weights(x, prepared).0
+    }
+
+    /// [`MoleculeAttention::forward_prepared`], also returning the attention weights of
+    /// Eq. 2 that multiply the values in this call, `[B, H, N, N]`:
+    /// `lambda_a softmax(QK^T / sqrt(d_k)) + lambda_d g(D) + lambda_g A_norm` (before
+    /// dropout; rows sum to 1 over real keys). Used to draw what the model attends to.
+    pub fn forward_prepared_with_weights(
+        &self,
+        x: Tensor<3>,
+        prepared: &PreparedInputs,
+    ) -> (Tensor<3>, Tensor<4>) {
         let [b, n, d_model] = x.dims();
         let h = self.num_heads;
         // [B, N, d] -> [B, H, N, d_k]
@@ -220,10 +232,13 @@ impl MoleculeAttention {
                 p_attn * la + p_mix.unsqueeze_dim::<4>(1) // broadcast over heads
             }
         };
-        let p = self.dropout.forward(p);
-
-        let out = p.matmul(v).swap_dims(1, 2).reshape([b, n, d_model]);
-        rows_2d(out, |o| self.output.forward(o))
+        let out = self
+            .dropout
+            .forward(p.clone())
+            .matmul(v)
+            .swap_dims(1, 2)
+            .reshape([b, n, d_model]);
+        (rows_2d(out, |o| self.output.forward(o)), p)
     }
 
     /// `(lambda_a, lambda_d, lambda_g)` as scalar tensors `[1, 1, 1, 1]`-broadcastable.

@@ -416,7 +416,18 @@ impl EncoderLayer {
         attn_bias: Tensor<4>,
         attn_mask: Tensor<3, Bool>,
     ) -> Tensor<3> {
-        let h = self.self_attn.forward_heads_first(
+        self.forward_with_weights(x, attn_bias, attn_mask).0
+    }
+
+    /// [`EncoderLayer::forward`], also returning the attention weights `[B, H, T, T]`
+    /// the layer applied.
+    pub fn forward_with_weights(
+        &self,
+        x: Tensor<3>,
+        attn_bias: Tensor<4>,
+        attn_mask: Tensor<3, Bool>,
+    ) -> (Tensor<3>, Tensor<4>) {
+        let (h, weights) = self.self_attn.forward_heads_first_with_weights(
             self.self_attn_layer_norm.forward(x.clone()),
             Some(attn_bias),
             Some(attn_mask),
@@ -424,7 +435,7 @@ impl EncoderLayer {
         let x = x + self.dropout.forward(h);
         let h = gelu(self.fc1.forward(self.final_layer_norm.forward(x.clone())));
         let h = self.fc2.forward(self.activation_dropout.forward(h));
-        x + self.dropout.forward(h)
+        (x + self.dropout.forward(h), weights)
     }
 }
 
@@ -784,16 +795,27 @@ impl TransformerM {
 
     /// Runs the encoder.
     pub fn encode(&self, batch: &TransformerMBatch) -> EncoderOutput {
-        let e = self.embed(batch);
+        self.encode_embedded(self.embed(batch)).0
+    }
+
+    /// The encoder on already embedded inputs ([`TransformerM::embed`]; gradients reach
+    /// `embedded.states`), with each layer's attention weights `[B, H, N + 1, N + 1]`
+    /// as the forward pass applied them (index 0 = graph token).
+    pub fn encode_embedded(&self, embedded: Embedded) -> (EncoderOutput, Vec<Tensor<4>>) {
+        let e = embedded;
         let mut x = e.states;
+        let mut weights = Vec::with_capacity(self.layers.len());
         for layer in &self.layers {
-            x = layer.forward(x, e.attn_bias.clone(), e.attn_mask.clone());
+            let (y, w) = layer.forward_with_weights(x, e.attn_bias.clone(), e.attn_mask.clone());
+            x = y;
+            weights.push(w);
         }
-        EncoderOutput {
+        let out = EncoderOutput {
             states: self.final_layer_norm.forward(x),
             bias_3d: e.bias_3d,
             delta_pos: e.delta_pos,
-        }
+        };
+        (out, weights)
     }
 
     /// Graph-level predictions `[B, num_targets]` from an encoder output.

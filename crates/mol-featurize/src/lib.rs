@@ -29,6 +29,7 @@ pub mod batch;
 pub mod cache;
 pub mod conformer;
 pub mod dataset;
+pub mod depict;
 pub mod error;
 pub mod fuzz;
 pub mod graphormer;

@@ -12,6 +12,7 @@
 //!   denoising pretraining.
 //! - [`predict`]: predictions of a trained run.
 //! - [`conformer_cache`]: the on-disk conformer cache as the commands use it.
+//! - [`explain`]: attention and gradient x input of a trained run, drawn on the molecule.
 
 #![warn(missing_docs)]
 
@@ -19,6 +20,7 @@ pub mod checkpoint;
 pub mod conformer_cache;
 pub mod data;
 pub mod error;
+pub mod explain;
 pub mod metrics;
 pub mod plot;
 pub mod predict;

@@ -207,3 +207,97 @@ pub fn log_log(
     root.present().map_err(|e| err(e.to_string()))?;
     Ok(())
 }
+
+/// Draws a square matrix as a heat map into a PNG (`size x size` pixels plus margins),
+/// white (0) to dark blue (the largest value), each cell's row and column labelled with
+/// `labels` (row = query, column = key, as in attention matrices).
+///
+/// # Errors
+/// [`TrainError::Invalid`] if `matrix` is not `labels.len()^2` values or plotters cannot
+/// draw or write the file.
+pub fn heat_map(
+    path: &Path,
+    caption: &str,
+    labels: &[String],
+    matrix: &[f32],
+) -> Result<(), TrainError> {
+    let err = |e: String| TrainError::Invalid(format!("plot {}: {e}", path.display()));
+    let n = labels.len();
+    if matrix.len() != n * n || n == 0 {
+        return Err(err(format!("{} values for {n} labels", matrix.len())));
+    }
+    let max = matrix.iter().copied().fold(f32::MIN, f32::max).max(1e-12);
+    let with_text = font_available();
+    let cell = (720 / n).clamp(12, 48) as i32;
+    let margin = 70;
+    let side = (cell * n as i32 + margin + 20) as u32;
+    let root = BitMapBackend::new(path, (side, side + 40)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
+    if with_text {
+        root.draw(&Text::new(caption.to_string(), (10, 8), ("sans-serif", 18)))
+            .map_err(|e| err(e.to_string()))?;
+    }
+    let top = 40 + margin;
+    for (i, row) in matrix.chunks(n).enumerate() {
+        for (j, &v) in row.iter().enumerate() {
+            let t = (v / max).clamp(0.0, 1.0) as f64;
+            let shade = |full: f64| (255.0 - (255.0 - full) * t) as u8;
+            let colour = RGBColor(shade(20.0), shade(60.0), shade(160.0));
+            let (x0, y0) = (margin + j as i32 * cell, top + i as i32 * cell - margin);
+            root.draw(&Rectangle::new(
+                [(x0, y0), (x0 + cell, y0 + cell)],
+                colour.filled(),
+            ))
+            .map_err(|e| err(e.to_string()))?;
+        }
+    }
+    if with_text {
+        let font = ("sans-serif", (cell as f64 * 0.45).clamp(9.0, 16.0));
+        for (k, label) in labels.iter().enumerate() {
+            let offset = k as i32 * cell + cell / 4;
+            root.draw(&Text::new(label.clone(), (4, 40 + offset), font))
+                .map_err(|e| err(e.to_string()))?;
+            root.draw(&Text::new(label.clone(), (margin + offset, 22), font))
+                .map_err(|e| err(e.to_string()))?;
+        }
+    }
+    root.present().map_err(|e| err(e.to_string()))?;
+    Ok(())
+}
+
+/// Rasterises an SVG (a depiction) into a PNG with resvg, text set in the system's fonts.
+///
+/// # Errors
+/// [`TrainError::Invalid`] for an unparsable SVG, an empty image or a write failure.
+pub fn svg_to_png(svg: &str, path: &Path) -> Result<(), TrainError> {
+    use resvg::{tiny_skia, usvg};
+    static FONTS: OnceLock<std::sync::Arc<usvg::fontdb::Database>> = OnceLock::new();
+    let err = |e: String| TrainError::Invalid(format!("{}: {e}", path.display()));
+    let fonts = FONTS.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        db.load_system_fonts();
+        // The depiction asks for "sans-serif"; fontdb maps it to Arial unless told.
+        let family = |name: &str| {
+            db.faces()
+                .any(|f| f.families.iter().any(|(n, _)| n == name))
+        };
+        if let Some(name) = ["DejaVu Sans", "Liberation Sans", "Arial"]
+            .into_iter()
+            .find(|n| family(n))
+        {
+            db.set_sans_serif_family(name);
+        }
+        std::sync::Arc::new(db)
+    });
+    let options = usvg::Options {
+        fontdb: fonts.clone(),
+        ..Default::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| err(e.to_string()))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height())
+        .ok_or_else(|| err("empty image".into()))?;
+    pixmap.fill(tiny_skia::Color::WHITE);
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    pixmap.save_png(path).map_err(|e| err(e.to_string()))
+}

@@ -68,27 +68,43 @@ impl Encoder {
     /// `key_padding_mask: [B, N]` (`true` = padding) -> `[B, N, d_model]`.
     pub fn forward(
         &self,
-        mut x: Tensor<3>,
+        x: Tensor<3>,
         adjacency: Tensor<3>,
         distances: Tensor<3>,
         key_padding_mask: Tensor<2, Bool>,
     ) -> Tensor<3> {
+        self.forward_with_attention(x, adjacency, distances, key_padding_mask)
+            .0
+    }
+
+    /// [`Encoder::forward`], also returning each layer's attention weights
+    /// `[B, H, N, N]` as that layer applied them
+    /// ([`MoleculeAttention::forward_prepared_with_weights`]).
+    pub fn forward_with_attention(
+        &self,
+        mut x: Tensor<3>,
+        adjacency: Tensor<3>,
+        distances: Tensor<3>,
+        key_padding_mask: Tensor<2, Bool>,
+    ) -> (Tensor<3>, Vec<Tensor<4>>) {
         // g(D), the normalised adjacency and the masks are the same in every layer:
         // computed once per batch (every layer shares the configured distance kernel).
         let Some(first) = self.layers.first() else {
-            return self.norm.forward(x);
+            return (self.norm.forward(x), Vec::new());
         };
         let prepared = first
             .self_attn
             .prepare(adjacency, distances, key_padding_mask);
+        let mut weights = Vec::with_capacity(self.layers.len());
         for layer in &self.layers {
-            let a = layer
+            let (a, w) = layer
                 .self_attn
-                .forward_prepared(layer.norm_attn.forward(x.clone()), &prepared);
+                .forward_prepared_with_weights(layer.norm_attn.forward(x.clone()), &prepared);
+            weights.push(w);
             x = x + layer.dropout.forward(a);
             let f = layer.feed_forward.forward(layer.norm_ff.forward(x.clone()));
             x = x + layer.dropout.forward(f);
         }
-        self.norm.forward(x)
+        (self.norm.forward(x), weights)
     }
 }

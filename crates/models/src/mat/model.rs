@@ -57,6 +57,26 @@ impl MatModel {
         })
     }
 
+    /// The prediction from embedded atom states `embedded` (`[B, N, d_model]`, the output
+    /// of [`MatModel::src_embed`]) and each layer's attention weights `[B, H, N, N]` as the
+    /// forward pass applied them. For attributions: gradients reach `embedded`.
+    pub fn forward_embedded(
+        &self,
+        embedded: Tensor<3>,
+        batch: &MatBatch,
+    ) -> (Tensor<2>, Vec<Tensor<4>>) {
+        let (h, attention) = self.encoder.forward_with_attention(
+            embedded,
+            batch.adjacency.clone(),
+            batch.distances.clone(),
+            batch.key_padding_mask.clone(),
+        );
+        (
+            self.generator.forward(h, batch.key_padding_mask.clone()),
+            attention,
+        )
+    }
+
     /// Atom states after the encoder, `[B, N, d_model]`.
     pub fn encode(&self, batch: &MatBatch) -> Tensor<3> {
         let x = self.src_embed.forward(batch.node_features.clone());

@@ -169,6 +169,48 @@ fn regression_learns_writes_the_run_and_resumes_exactly() {
     assert_eq!(report.n_skipped, 1);
     assert!(preds[0].values.as_ref().unwrap()[0].is_finite());
     assert!(preds[1].values.is_none() && preds[1].error.as_ref().unwrap().contains("C1CC"));
+
+    // Explain (issue #16): the attention drawn comes from the very forward pass that
+    // makes the run's prediction, and the pictures are deterministic.
+    let e = train::explain::explain(&straight, "c1ccccc1O", &Device::flex()).unwrap();
+    let predicted = preds[2].values.as_ref().unwrap()[0];
+    assert!(
+        (e.prediction - predicted).abs() < 1e-4,
+        "{} vs {predicted}",
+        e.prediction
+    );
+    assert_eq!(
+        e.tokens,
+        ["dummy", "C0", "C1", "C2", "C3", "C4", "C5", "O6"]
+    );
+    assert_eq!((e.attention.len(), e.attention[1].len()), (2, 4));
+    assert!(e.attention.iter().flatten().all(|m| m.len() == 64));
+    assert_eq!(e.contribution.len(), 7);
+    assert!(e.contribution.iter().any(|c| c.abs() > 0.0));
+    assert_eq!(
+        e,
+        train::explain::explain(&straight, "c1ccccc1O", &Device::flex()).unwrap()
+    );
+    let head_1 = e.token0_attention(None, Some(1)).unwrap();
+    assert_eq!(head_1, e.attention[1][1][1..8].to_vec());
+    let pictures = dir.join("explain");
+    let files = train::explain::render(&e, None, None, &pictures).unwrap();
+    assert_eq!(files.len(), 6);
+    for f in &files {
+        let bytes = std::fs::read(f).unwrap();
+        match f.extension().and_then(|x| x.to_str()) {
+            Some("png") => assert!(bytes.starts_with(b"\x89PNG\r\n") && bytes.len() > 1000),
+            Some("svg") => assert!(String::from_utf8_lossy(&bytes).contains("<svg")),
+            _ => assert!(bytes.len() > 100),
+        }
+    }
+    let first = std::fs::read(pictures.join("attention.svg")).unwrap();
+    train::explain::render(&e, None, None, &pictures).unwrap();
+    assert_eq!(
+        first,
+        std::fs::read(pictures.join("attention.svg")).unwrap()
+    );
+    assert!(train::explain::render(&e, Some(2), None, &pictures).is_err());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

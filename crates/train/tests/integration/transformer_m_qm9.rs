@@ -141,6 +141,22 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
     for f in ["run.json", "metrics.json", "best_model.bpk", "curves.png"] {
         assert!(run.join(f).exists(), "{f}");
     }
+    // Explain (issue #16): graph-token attention and contributions of a Transformer-M run.
+    let e = train::explain::explain(&run, "CCO", &device).unwrap();
+    assert_eq!(e.model, "transformer-m");
+    assert_eq!(e.tokens, ["graph", "C0", "C1", "O2"]);
+    assert_eq!((e.attention.len(), e.attention[0].len()), (2, 4));
+    for m in e.attention.iter().flatten() {
+        // Softmax rows over the 4 tokens (no padding in a one-molecule batch).
+        for row in m.chunks(4) {
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5, "{row:?}");
+        }
+    }
+    assert_eq!(e.contribution.len(), 3);
+    assert!(e.prediction.is_finite());
+    assert_eq!(e, train::explain::explain(&run, "CCO", &device).unwrap());
+    let files = train::explain::render(&e, Some(0), Some(3), &dir.join("explain")).unwrap();
+    assert_eq!(files.len(), 6);
 
     // A pretrained file of another configuration is a clear error, not a panic.
     let other = TmRunSpec {

@@ -1,0 +1,321 @@
+//! What a trained model looks at, drawn on the molecule (issue #16; the pictures of MAT's
+//! interpretability section, Maziarka et al. 2020, section 5).
+//!
+//! For one molecule and a trained MAT or Transformer-M run:
+//! - attention: each layer's attention weights `[H, T, T]` as the forward pass applied
+//!   them (`MatModel::forward_embedded`, `TransformerM::encode_embedded`), token 0 being
+//!   MAT's dummy node or Transformer-M's graph token, then the atoms. Drawn: token 0's
+//!   attention to each atom (the row the pooled state reads), one head or the mean of
+//!   the heads, and the whole matrix as a heat map.
+//! - contribution: gradient x input (Shrikumar et al. 2016, arXiv 1605.01713, "Gradient *
+//!   Input") at the encoder's input, `c_i = sum_d h_id dy/dh_id` for atom `i`'s embedded
+//!   state `h_i` and the first output `y` (standardised units for regression, the logit
+//!   for classification); positive values push the prediction up.
+//!
+//! Dropout is off (the configs are loaded with dropout 0), so the numbers are those of
+//! inference and the same on every call.
+
+use std::path::{Path, PathBuf};
+
+use burn::prelude::*;
+use models::MatBatch;
+use models::transformer_m::TransformerMBatch;
+use mol_featurize::conformer::{ConformerOptions, coordinates};
+use mol_featurize::depict::{atom_weight_svg, element_symbol};
+use mol_featurize::graphormer::featurize as graphormer_features;
+use mol_featurize::{Molecule, pad_batch, pad_graphormer_batch};
+use serde::{Deserialize, Serialize};
+
+use crate::error::TrainError;
+use crate::plot::{heat_map, svg_to_png};
+use crate::trainer::{RunSpec, Task};
+use crate::transformer_m::TmRunSpec;
+
+/// What [`explain`] found for one molecule (written as `explanation.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Explanation {
+    /// The SMILES.
+    pub smiles: String,
+    /// `mat` or `transformer-m`.
+    pub model: String,
+    /// Token labels: `dummy` or `graph`, then element symbol and atom index (`O0`, `C1`).
+    pub tokens: Vec<String>,
+    /// The model's first output in the dataset's units (regression) or the probability
+    /// of class 1 (classification).
+    pub prediction: f32,
+    /// `attention[layer][head]`: row-major `T x T` weights (row = query token).
+    pub attention: Vec<Vec<Vec<f32>>>,
+    /// Gradient x input per atom (module docs), `N` values.
+    pub contribution: Vec<f32>,
+}
+
+impl Explanation {
+    /// Token 0's attention to each atom (`N` values) in `layer` (default: the last),
+    /// for `head` (default: the mean over heads).
+    ///
+    /// # Errors
+    /// [`TrainError::Invalid`] when the layer or head does not exist.
+    pub fn token0_attention(
+        &self,
+        layer: Option<usize>,
+        head: Option<usize>,
+    ) -> Result<Vec<f32>, TrainError> {
+        let matrix = self.matrix(layer, head)?;
+        let t = self.tokens.len();
+        Ok(matrix[1..t].to_vec())
+    }
+
+    /// The `T x T` attention matrix of `layer` / `head` (defaults as in
+    /// [`Explanation::token0_attention`]).
+    ///
+    /// # Errors
+    /// [`TrainError::Invalid`] when the layer or head does not exist.
+    pub fn matrix(
+        &self,
+        layer: Option<usize>,
+        head: Option<usize>,
+    ) -> Result<Vec<f32>, TrainError> {
+        let n_layers = self.attention.len();
+        let l = layer.unwrap_or(n_layers.saturating_sub(1));
+        let heads = self.attention.get(l).ok_or_else(|| {
+            TrainError::Invalid(format!("layer {l} does not exist ({n_layers} layers)"))
+        })?;
+        match head {
+            Some(h) => heads.get(h).cloned().ok_or_else(|| {
+                TrainError::Invalid(format!("head {h} does not exist ({} heads)", heads.len()))
+            }),
+            None => {
+                let mut mean = vec![0.0; heads.first().map_or(0, Vec::len)];
+                for w in heads {
+                    for (m, v) in mean.iter_mut().zip(w) {
+                        *m += v / heads.len() as f32;
+                    }
+                }
+                Ok(mean)
+            }
+        }
+    }
+}
+
+fn invalid(e: impl std::fmt::Display) -> TrainError {
+    TrainError::Invalid(e.to_string())
+}
+
+fn values<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, TrainError> {
+    t.try_into_vec_as::<f32>()
+        .map_err(|e| invalid(format!("{e:?}")))
+}
+
+/// `[1, H, T, T]` per layer -> `attention[layer][head]`.
+fn split_heads(weights: Vec<Tensor<4>>) -> Result<Vec<Vec<Vec<f32>>>, TrainError> {
+    weights
+        .into_iter()
+        .map(|w| {
+            let [_, h, t, _] = w.dims();
+            let v = values(w)?;
+            Ok((0..h)
+                .map(|k| v[k * t * t..(k + 1) * t * t].to_vec())
+                .collect())
+        })
+        .collect()
+}
+
+fn token_labels(first: &str, mol: &Molecule) -> Vec<String> {
+    std::iter::once(first.to_string())
+        .chain(mol.atoms().iter().enumerate().map(|(i, a)| {
+            let symbol = element_symbol(a.atomic_number);
+            format!("{symbol}{i}")
+        }))
+        .collect()
+}
+
+/// Explains `smiles` with the run in `run_dir` (MAT or Transformer-M, told apart by its
+/// `run.json`), on `device` (its autodiff form is used for the gradients).
+///
+/// # Errors
+/// [`TrainError`] when the run cannot be read, or the molecule cannot be featurized as
+/// the run did (the SMILES is named).
+pub fn explain(run_dir: &Path, smiles: &str, device: &Device) -> Result<Explanation, TrainError> {
+    let text =
+        std::fs::read_to_string(run_dir.join("run.json")).map_err(|e| TrainError::Checkpoint {
+            path: run_dir.join("run.json"),
+            reason: e.to_string(),
+        })?;
+    if let Ok(spec) = serde_json::from_str::<RunSpec>(&text) {
+        explain_mat(run_dir, &spec, smiles, device)
+    } else {
+        let spec: TmRunSpec = serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
+            path: run_dir.join("run.json"),
+            reason: format!("neither a MAT nor a Transformer-M run: {e}"),
+        })?;
+        explain_transformer_m(run_dir, &spec, smiles, device)
+    }
+}
+
+fn explain_mat(
+    run_dir: &Path,
+    spec: &RunSpec,
+    smiles: &str,
+    device: &Device,
+) -> Result<Explanation, TrainError> {
+    let device = device.clone().autodiff();
+    let path = run_dir.join("best_model.bpk");
+    let model = spec
+        .model
+        .clone()
+        .with_dropout(0.0)
+        .init(&device)
+        .try_load_file(&path)
+        .map_err(|e| TrainError::Checkpoint {
+            path,
+            reason: format!("{e:?}"),
+        })?;
+    let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
+    let features = spec.featurizer.featurize_smiles(smiles).map_err(invalid)?;
+    let batch = MatBatch::from_data(&pad_batch(&[&features]).map_err(invalid)?, &device);
+    let embedded = model
+        .src_embed
+        .forward(batch.node_features.clone())
+        .detach()
+        .require_grad();
+    let (y, attention) = model.forward_embedded(embedded.clone(), &batch);
+    let first = y.clone().slice([0..1, 0..1]);
+    let grads = first.clone().sum().backward();
+    let grad = embedded
+        .grad(&grads)
+        .ok_or_else(|| invalid("no gradient at the embedded atoms"))?;
+    let per_token = values((embedded.inner() * grad).sum_dim(2))?;
+    let raw = values(first.inner())?[0];
+    let prediction = match spec.task {
+        Task::Regression => {
+            raw * spec.target_std.first().copied().unwrap_or(1.0)
+                + spec.target_mean.first().copied().unwrap_or(0.0)
+        }
+        Task::Classification => 1.0 / (1.0 + (-raw).exp()),
+    };
+    Ok(Explanation {
+        smiles: smiles.to_string(),
+        model: "mat".into(),
+        tokens: token_labels("dummy", &mol),
+        prediction,
+        attention: split_heads(attention.into_iter().map(|a| a.inner()).collect())?,
+        contribution: per_token[1..].to_vec(),
+    })
+}
+
+fn explain_transformer_m(
+    run_dir: &Path,
+    spec: &TmRunSpec,
+    smiles: &str,
+    device: &Device,
+) -> Result<Explanation, TrainError> {
+    let device = device.clone().autodiff();
+    let path = run_dir.join("best_model.bpk");
+    let model = spec
+        .model
+        .clone()
+        .with_dropout(0.0)
+        .with_attention_dropout(0.0)
+        .with_activation_dropout(0.0)
+        .init(&device)
+        .try_load_file(&path)
+        .map_err(|e| TrainError::Checkpoint {
+            path,
+            reason: format!("{e:?}"),
+        })?;
+    let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
+    // The 3D channel gets a conformer made as for MAT (RDKit's recipe, fallbacks).
+    let xyz = coordinates(&mol, &ConformerOptions::default()).map(|(xyz, _)| {
+        xyz.iter()
+            .map(|p| [p[0] as f32, p[1] as f32, p[2] as f32])
+            .collect::<Vec<_>>()
+    });
+    let features = graphormer_features(&mol, spec.model.limits.max_hops, xyz).map_err(invalid)?;
+    let data = pad_graphormer_batch(&[&features], &spec.model.limits).map_err(invalid)?;
+    let batch = TransformerMBatch::from_data(&data, &[spec.eval_mode], &device);
+    let mut embedded = model.embed(&batch);
+    embedded.states = embedded.states.detach().require_grad();
+    let states = embedded.states.clone();
+    let (out, attention) = model.encode_embedded(embedded);
+    let first = model.predict(&out).slice([0..1, 0..1]);
+    let grads = first.clone().sum().backward();
+    let grad = states
+        .grad(&grads)
+        .ok_or_else(|| invalid("no gradient at the embedded atoms"))?;
+    let per_token = values((states.inner() * grad).sum_dim(2))?;
+    let raw = values(first.inner())?[0];
+    Ok(Explanation {
+        smiles: smiles.to_string(),
+        model: "transformer-m".into(),
+        tokens: token_labels("graph", &mol),
+        prediction: raw * spec.target_std + spec.target_mean,
+        attention: split_heads(attention.into_iter().map(|a| a.inner()).collect())?,
+        contribution: per_token[1..].to_vec(),
+    })
+}
+
+/// Writes the pictures and numbers of `explanation` into `out_dir`:
+/// `attention.svg`/`.png` (token 0's attention to each atom, blue), `contribution.svg`/
+/// `.png` (gradient x input, blue up, red down), `attention_matrix.png` (heat map with
+/// atom labels) and `explanation.json`. `layer` / `head` as in
+/// [`Explanation::token0_attention`]. Returns the paths written.
+///
+/// # Errors
+/// [`TrainError`] for a missing layer or head, a molecule that no longer parses, or a
+/// file that cannot be written.
+pub fn render(
+    explanation: &Explanation,
+    layer: Option<usize>,
+    head: Option<usize>,
+    out_dir: &Path,
+) -> Result<Vec<PathBuf>, TrainError> {
+    std::fs::create_dir_all(out_dir).map_err(|e| TrainError::io(out_dir, e))?;
+    let mol = Molecule::from_smiles(&explanation.smiles).map_err(invalid)?;
+    let which = format!(
+        "layer {}, {}",
+        layer.unwrap_or(explanation.attention.len().saturating_sub(1)),
+        head.map_or("mean of heads".to_string(), |h| format!("head {h}"))
+    );
+    let mut written = Vec::new();
+    let attention: Vec<f64> = explanation
+        .token0_attention(layer, head)?
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
+    let contribution: Vec<f64> = explanation
+        .contribution
+        .iter()
+        .map(|&v| f64::from(v))
+        .collect();
+    for (name, weights) in [("attention", &attention), ("contribution", &contribution)] {
+        let svg = atom_weight_svg(&mol, weights, 400, 400).map_err(invalid)?;
+        let svg_path = out_dir.join(format!("{name}.svg"));
+        std::fs::write(&svg_path, &svg).map_err(|e| TrainError::io(&svg_path, e))?;
+        let png_path = out_dir.join(format!("{name}.png"));
+        svg_to_png(&svg, &png_path)?;
+        written.extend([svg_path, png_path]);
+    }
+    let matrix_path = out_dir.join("attention_matrix.png");
+    // Short axis labels: "d" / "g" for the dummy node / graph token (named in the caption).
+    let mut labels = explanation.tokens.clone();
+    if let Some(first) = labels.first_mut() {
+        *first = first.chars().take(1).collect();
+    }
+    heat_map(
+        &matrix_path,
+        &format!(
+            "{} attention, {which} ({}: {}): {}",
+            explanation.model,
+            labels.first().map_or("", String::as_str),
+            explanation.tokens.first().map_or("", String::as_str),
+            explanation.smiles
+        ),
+        &labels,
+        &explanation.matrix(layer, head)?,
+    )?;
+    written.push(matrix_path);
+    let json_path = out_dir.join("explanation.json");
+    crate::checkpoint::write_json(&json_path, explanation)?;
+    written.push(json_path);
+    Ok(written)
+}
