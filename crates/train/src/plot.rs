@@ -230,8 +230,9 @@ pub fn heat_map(
     let with_text = font_available();
     let cell = (720 / n).clamp(12, 48) as i32;
     let margin = 70;
-    let side = (cell * n as i32 + margin + 20) as u32;
-    let root = BitMapBackend::new(path, (side, side + 40)).into_drawing_area();
+    let width = (cell * n as i32 + margin + 20) as u32;
+    let height = (40 + cell * n as i32 + 10) as u32;
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     if with_text {
         root.draw(&Text::new(caption.to_string(), (10, 8), ("sans-serif", 18)))

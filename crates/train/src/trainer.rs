@@ -111,6 +111,10 @@ pub struct RunSpec {
     pub delimiter: char,
     /// Target column names.
     pub target_columns: Vec<String>,
+    /// Unit of the targets (e.g. `kcal/mol`), written into `metrics.json`; `None` when
+    /// not given (MAT's standardised CSVs are in units of one standard deviation).
+    #[serde(default)]
+    pub units: Option<String>,
     /// Split.
     pub split: SplitSpec,
     /// Regression or classification.
@@ -433,7 +437,7 @@ pub fn train_run(
 
     let summary = TrainSummary {
         task: spec.task,
-        units: "target units".into(),
+        units: spec.units.clone().unwrap_or_else(|| "target units".into()),
         test_rmse: m_test.rmse,
         test_mae: m_test.mae,
         test_roc_auc: m_test.roc_auc,

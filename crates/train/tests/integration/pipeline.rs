@@ -40,6 +40,7 @@ fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -> RunSpec {
         smiles_column: "smiles".into(),
         delimiter: ',',
         target_columns: vec!["y".into()],
+        units: None,
         split,
         task,
         featurizer: MatFeaturizer {
