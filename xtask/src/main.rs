@@ -332,7 +332,7 @@ enum Command {
         #[arg(long, default_value = "runs/fuzz")]
         out: PathBuf,
     },
-    Train(TrainArgs),
+    Train(Box<TrainArgs>),
     /// Prepare a dataset once: `data qm9` downloads qm9pack with pip (checksum
     /// verified) and converts it into the cache folder.
     Data {
@@ -576,7 +576,7 @@ fn main() -> Result<()> {
             )?;
             featurize(&smiles, &featurizer, cache, out, format)
         }
-        Command::Train(args) => train(args),
+        Command::Train(args) => train(*args),
         Command::Explain {
             run,
             smiles,
