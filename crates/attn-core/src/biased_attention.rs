@@ -136,6 +136,40 @@ impl BiasedMultiHeadAttention {
             .0
     }
 
+    /// [`BiasedMultiHeadAttention::forward_heads_first`] through Burn's fused attention
+    /// kernel (`burn::tensor::module::attention`: one pass per batch and head over
+    /// `softmax(QK^T / sqrt(d_k) + bias)` and `V`, parallel on the CPU backend), for
+    /// inference: no dropout. Falls back to the explicit path for a multiplicative bias
+    /// or without a mask. Every query row must keep at least one unmasked key (true of
+    /// a key padding mask with a graph token; a fully masked row would be NaN here).
+    pub fn forward_heads_first_fused(
+        &self,
+        x: Tensor<3>,
+        attn_bias: Option<Tensor<4>>,
+        attn_mask: Option<Tensor<3, Bool>>,
+    ) -> Tensor<3> {
+        let Some(mask) = attn_mask.filter(|_| !self.multiplicative) else {
+            return self.forward_heads_first(x, attn_bias, None);
+        };
+        let [b, n, d] = x.dims();
+        let h = self.num_heads;
+        let heads = |t: Tensor<3>| t.reshape([b, n, h, self.d_k]).swap_dims(1, 2);
+        let q = heads(self.q_proj.forward(x.clone()));
+        let k = heads(self.k_proj.forward(x.clone()));
+        let v = heads(self.v_proj.forward(x));
+        let mask = mask.reshape([b, 1, n, n]).expand([b, h, n, n]);
+        let out = burn::tensor::module::attention(
+            q,
+            k,
+            v,
+            Some(mask),
+            attn_bias,
+            burn::tensor::ops::AttentionModuleOptions::default(),
+        );
+        self.out_proj
+            .forward(out.swap_dims(1, 2).reshape([b, n, d]))
+    }
+
     /// [`BiasedMultiHeadAttention::forward_heads_first`], also returning the attention
     /// weights `softmax(QK^T / sqrt(d_k) + bias)` that multiply the values in this call,
     /// `[B, H, N, N]` (before dropout; masked keys get 0).

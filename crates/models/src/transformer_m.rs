@@ -416,7 +416,19 @@ impl EncoderLayer {
         attn_bias: Tensor<4>,
         attn_mask: Tensor<3, Bool>,
     ) -> Tensor<3> {
-        self.forward_with_weights(x, attn_bias, attn_mask).0
+        if x.device().is_autodiff() {
+            return self.forward_with_weights(x, attn_bias, attn_mask).0;
+        }
+        // Inference: Burn's fused attention kernel (same math, no dropout; the graph
+        // token keeps every query row unmasked).
+        let h = self.self_attn.forward_heads_first_fused(
+            self.self_attn_layer_norm.forward(x.clone()),
+            Some(attn_bias),
+            Some(attn_mask),
+        );
+        let x = x + h;
+        let h = gelu(self.fc1.forward(self.final_layer_norm.forward(x.clone())));
+        x + self.fc2.forward(h)
     }
 
     /// [`EncoderLayer::forward`], also returning the attention weights `[B, H, T, T]`
@@ -795,12 +807,22 @@ impl TransformerM {
 
     /// Runs the encoder.
     pub fn encode(&self, batch: &TransformerMBatch) -> EncoderOutput {
-        self.encode_embedded(self.embed(batch)).0
+        let e = self.embed(batch);
+        let mut x = e.states;
+        for layer in &self.layers {
+            x = layer.forward(x, e.attn_bias.clone(), e.attn_mask.clone());
+        }
+        EncoderOutput {
+            states: self.final_layer_norm.forward(x),
+            bias_3d: e.bias_3d,
+            delta_pos: e.delta_pos,
+        }
     }
 
     /// The encoder on already embedded inputs ([`TransformerM::embed`]; gradients reach
     /// `embedded.states`), with each layer's attention weights `[B, H, N + 1, N + 1]`
-    /// as the forward pass applied them (index 0 = graph token).
+    /// as the layers applied them (index 0 = graph token). The same math as
+    /// [`TransformerM::encode`], through the explicit (unfused) attention path.
     pub fn encode_embedded(&self, embedded: Embedded) -> (EncoderOutput, Vec<Tensor<4>>) {
         let e = embedded;
         let mut x = e.states;
@@ -978,6 +1000,42 @@ mod tests {
                 [x1 + 3.0, y2 - 1.0, z2 + 0.5]
             })
             .collect()
+    }
+
+    /// The fused inference path of the encoder layers (Burn's attention kernel) and the
+    /// explicit path that returns the attention weights give the same states, padded
+    /// atoms included; the weights are softmax rows over the real keys.
+    #[test]
+    fn fused_and_explicit_attention_agree() {
+        let dev = device();
+        let model = tiny().init(&dev);
+        let feats = molecules();
+        let refs: Vec<_> = feats.iter().collect();
+        let b = batch(&refs, Mode::Both);
+        let fused = values(model.encode(&b).states);
+        let (explicit, weights) = model.encode_embedded(model.embed(&b));
+        let explicit = values(explicit.states);
+        let worst = fused
+            .iter()
+            .zip(&explicit)
+            .map(|(a, e)| (a - e).abs())
+            .fold(0.0f32, f32::max);
+        assert!(worst < 1e-5, "max difference {worst}");
+        assert_eq!(weights.len(), 2);
+        let [bs, h, t, _] = weights[0].dims();
+        let w = values(weights[0].clone());
+        let padding: Vec<bool> = b.padding.clone().into_data().try_to_vec::<bool>().unwrap();
+        let n = t - 1;
+        for g in 0..bs {
+            for row in w[g * h * t * t..(g + 1) * h * t * t].chunks(t) {
+                assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+                for j in 0..n {
+                    if padding[g * n + j] {
+                        assert!(row[j + 1] < 1e-6, "padded key attended");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

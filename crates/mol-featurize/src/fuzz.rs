@@ -421,6 +421,9 @@ fn run_unguarded(input: &Input) -> Result<Outcome, Failure> {
 /// more can go or `budget` is spent. A shrunk SDF is checked without the per-record
 /// expectations, so a [`Failure::Lost`] comes back unshrunk.
 pub fn minimize(input: &Input, failure: &Failure, budget: Duration) -> Input {
+    if matches!((input, failure), (Input::Sdf { .. }, Failure::Lost(_))) {
+        return input.clone();
+    }
     let t0 = Instant::now();
     let still_fails = |candidate: &Input| {
         run(candidate)
@@ -440,7 +443,10 @@ pub fn minimize(input: &Input, failure: &Failure, budget: Duration) -> Input {
                 text.lines().map(|l| format!("{l}\n")).collect(),
                 Box::new(|u: &[String]| {
                     let text = u.concat();
-                    let n = parse_sdf(&text, "fuzz").len();
+                    // The count of records the reader sees; a panic here is caught by the
+                    // `run` that checks the candidate (0 expectations).
+                    let n = catch_unwind(AssertUnwindSafe(|| parse_sdf(&text, "fuzz").len()))
+                        .unwrap_or(0);
                     Input::Sdf {
                         text,
                         mutated: 0,

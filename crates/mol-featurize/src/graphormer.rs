@@ -271,8 +271,10 @@ pub fn ogb_features(mol: &Molecule) -> Result<OgbCategories, FeaturizeError> {
         {
             let mut row: [u8; 3] = std::array::from_fn(|c| clip(feat[c], BOND_VOCAB[c]));
             let bond = &mol.bonds()[k];
+            // E/Z (OGB stereo 1..=4) is gone with the folded hydrogen; STEREOANY (5) stays.
             if bond.order == crate::BondOrder::Double
                 && (gained_hydrogen.contains(&bond.begin) || gained_hydrogen.contains(&bond.end))
+                && (1..=4).contains(&row[1])
             {
                 row[1] = 0;
             }

@@ -104,10 +104,18 @@ impl Molecule {
     /// [`FeaturizeError::Internal`] if the toolkit panics.
     pub fn from_smiles(smiles: &str) -> Result<Self, FeaturizeError> {
         let smiles = smiles.trim();
-        guard(smiles, || Self::from_trimmed(smiles))
+        guard(smiles, || Self::from_trimmed(smiles, true))
     }
 
-    fn from_trimmed(text: &str) -> Result<Self, FeaturizeError> {
+    /// [`Molecule::from_smiles`] for a SMILES the toolkit wrote itself (an SDF record's
+    /// graph): RDKit's grammar check for typed SMILES does not apply (a MOL query bond is
+    /// written `~` and rejected by sanitisation with its own reason).
+    pub(crate) fn from_written_smiles(smiles: &str) -> Result<Self, FeaturizeError> {
+        let smiles = smiles.trim();
+        guard(smiles, || Self::from_trimmed(smiles, false))
+    }
+
+    fn from_trimmed(text: &str, check_grammar: bool) -> Result<Self, FeaturizeError> {
         let err = |reason: String| FeaturizeError::Parse {
             smiles: text.to_string(),
             reason,
@@ -118,7 +126,9 @@ impl Molecule {
             });
         }
         let smiles = smiles_part(text);
-        check_syntax(smiles).map_err(err)?;
+        if check_grammar {
+            check_syntax(smiles).map_err(err)?;
+        }
         let parsed = parse(smiles).map_err(|e| err(e.to_string()))?;
         Self::from_parsed(parsed, text)
     }
@@ -307,7 +317,8 @@ impl Molecule {
         Ok(mol)
     }
 
-    /// The (trimmed) SMILES this molecule was read from.
+    /// The text this molecule was read from, trimmed (a name after the SMILES included),
+    /// or an SDF record's label.
     pub fn smiles(&self) -> &str {
         &self.smiles
     }

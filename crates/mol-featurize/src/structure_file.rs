@@ -130,12 +130,13 @@ pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFi
                         source,
                     }
                 })?;
-            let molecule =
-                Molecule::from_smiles(&smiles).map_err(|source| StructureFileError::Molecule {
+            let molecule = Molecule::from_written_smiles(&smiles).map_err(|source| {
+                StructureFileError::Molecule {
                     path: label.to_string(),
                     record,
                     source,
-                })?;
+                }
+            })?;
             let coordinates = match conformer {
                 Some(points) if points.len() == n_parsed => Some(
                     molecule

@@ -85,8 +85,13 @@ impl MoleculeTable {
                         headers.iter().collect::<Vec<_>>().join(", ")
                     );
                     if let Some(seen) = other_delimiter(&headers, delimiter) {
+                        let flag = if seen == '\t' {
+                            "tab".to_string()
+                        } else {
+                            format!("'{seen}'")
+                        };
                         reason.push_str(&format!(
-                            "; the header looks {seen:?}-separated: pass --delimiter '{seen}'"
+                            "; the header looks {seen:?}-separated: pass --delimiter {flag}"
                         ));
                     }
                     csv_err(reason)
@@ -110,20 +115,20 @@ impl MoleculeTable {
             let mut problem: Option<(&str, String)> = None;
             for (&at, name) in target_at.iter().zip(target_columns) {
                 let cell = record.get(at).unwrap_or_default().trim();
-                let value = if MISSING_LABEL_CELLS.contains(&cell) {
+                let parsed = cell.parse::<f32>().ok();
+                // NaN in any spelling (`NAN`, `nan`) is missing, as pandas' NA strings.
+                let missing =
+                    MISSING_LABEL_CELLS.contains(&cell) || parsed.is_some_and(f32::is_nan);
+                let value = if missing {
                     None
                 } else {
-                    cell.parse::<f32>().ok().filter(|v| v.is_finite())
+                    parsed.filter(|v| v.is_finite())
                 };
                 match value {
                     Some(v) => values.push(v),
                     None => {
                         values.push(f32::NAN);
-                        let kind = if MISSING_LABEL_CELLS.contains(&cell) {
-                            MISSING_LABEL
-                        } else {
-                            BAD_LABEL
-                        };
+                        let kind = if missing { MISSING_LABEL } else { BAD_LABEL };
                         problem.get_or_insert((
                             kind,
                             format!(
@@ -214,7 +219,7 @@ mod tests {
     fn missing_and_bad_labels_are_reported_rows_not_errors() {
         let path = write(
             "labels.csv",
-            "smiles,y\nCCO,1.5\nCCC,\nCCN,nan\nCCCl, NA \nc1ccccc1,abc\nCO,inf\nCC,-2\n",
+            "smiles,y\nCCO,1.5\nCCC,\nCCN,NAN\nCCCl, NA \nc1ccccc1,abc\nCO,inf\nCC,-2\n",
         );
         let t = MoleculeTable::read_csv(&path, "smiles", &["y".into()]).unwrap();
         assert_eq!(t.len(), 7);
@@ -268,6 +273,11 @@ mod tests {
         let t = MoleculeTable::read_csv(&bom, "smiles", &["y".into()]).unwrap();
         assert_eq!(t.smiles, vec!["CCO".to_string(), "CCN".to_string()]);
         assert_eq!(t.targets, vec![vec![3.0], vec![4.0]]);
+        use crate::trainer::parse_delimiter;
+        assert_eq!(parse_delimiter("tab"), Ok('\t'));
+        assert_eq!(parse_delimiter("\\t"), Ok('\t'));
+        assert_eq!(parse_delimiter(";"), Ok(';'));
+        assert!(parse_delimiter(";;").is_err());
         for p in [semicolon, tabs, bom] {
             let _ = std::fs::remove_file(p);
         }

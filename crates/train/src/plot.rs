@@ -235,7 +235,7 @@ pub fn heat_map(
     let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
     if with_text {
-        root.draw(&Text::new(caption.to_string(), (10, 8), ("sans-serif", 18)))
+        root.draw(&Text::new(caption.to_string(), (10, 2), ("sans-serif", 15)))
             .map_err(|e| err(e.to_string()))?;
     }
     let top = 40 + margin;
@@ -258,7 +258,7 @@ pub fn heat_map(
             let offset = k as i32 * cell + cell / 4;
             root.draw(&Text::new(label.clone(), (4, 40 + offset), font))
                 .map_err(|e| err(e.to_string()))?;
-            root.draw(&Text::new(label.clone(), (margin + offset, 22), font))
+            root.draw(&Text::new(label.clone(), (margin + offset, 24), font))
                 .map_err(|e| err(e.to_string()))?;
         }
     }

@@ -142,6 +142,25 @@ fn default_delimiter() -> char {
     ','
 }
 
+/// A `--delimiter` value: one ASCII character, or `tab` / `\t` for a tab.
+///
+/// # Errors
+/// A message naming the value otherwise.
+pub fn parse_delimiter(text: &str) -> Result<char, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok('\t'),
+        _ => {
+            let mut chars = text.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) if c.is_ascii() => Ok(c),
+                _ => Err(format!(
+                    "delimiter {text:?}: give one ASCII character, or tab"
+                )),
+            }
+        }
+    }
+}
+
 /// `c` as the single byte a CSV reader splits on.
 ///
 /// # Errors
@@ -284,7 +303,8 @@ pub struct TrainSummary {
     /// reason in `featurize_report.json`).
     pub n_skipped: usize,
     /// Rows whose label is missing or not a number (kinds `missing-label`, `bad-label`
-    /// in `featurize_report.json`); not trained or evaluated on.
+    /// in `featurize_report.json`, or noted after the featurization reason of a row that
+    /// failed both); not trained or evaluated on.
     #[serde(default)]
     pub n_unlabelled: usize,
     /// Split rows dropped because their molecule was skipped, per part.
@@ -481,6 +501,10 @@ fn drop_unlabelled(
             }
             report.n_ok -= 1;
             report.skipped.push(problem.clone());
+        } else if let Some(entry) = report.skipped.iter_mut().find(|s| s.row == problem.row) {
+            // Already skipped by featurization: keep that reason, and say the label is
+            // missing too, so every unlabelled row shows in the report.
+            entry.reason.push_str(&format!("; also {}", problem.reason));
         }
     }
     report.coordinate_sources.retain(|_, n| *n > 0);
