@@ -115,12 +115,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("batch")
     parser.add_argument("--model", choices=["mat-small", "mat-pretrained", "tm-small"], required=True)
-    parser.add_argument("--mode", choices=["forward", "train"], required=True)
+    parser.add_argument("--mode", choices=["forward", "train", "epoch"], required=True)
     parser.add_argument("--threads", type=int, required=True)
     parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
+    if args.mode == "epoch":
+        return epoch(args)
 
     if args.model == "tm-small":
         inp, hops = load_tm_batch(args.batch)
@@ -160,6 +162,49 @@ def main():
         "molecules_per_second": batch / median,
         "median_ms": median * 1e3,
         "runs": runs,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "torch": torch.__version__,
+    }))
+
+
+def epoch(args):
+    """One training epoch over every batch of the file (`{"batches": [...]}`, written by
+    `cargo xtask bench --esol-epoch`): forward, MSE, backward, Adam step per batch; one
+    warm-up epoch, then the median of 3 epochs in seconds."""
+    with open(args.batch) as fh:
+        raw = json.load(fh)
+    batches = []
+    for b in raw["batches"]:
+        def tensor(name, dtype=np.float32, b=b):
+            entry = b[name]
+            return torch.from_numpy(np.asarray(entry["values"], dtype=dtype).reshape(entry["shape"]))
+
+        x = tensor("node_features")
+        n = x.shape[0]
+        batches.append((x, tensor("adjacency"), tensor("distances"),
+                        tensor("key_padding_mask") < 0.5, torch.linspace(-1.0, 1.0, n).unsqueeze(1)))
+    config = dict(mat_reference.CONFIGS[args.model.removeprefix("mat-")])
+    model = mat_reference.GraphTransformer(config)
+    model.train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+
+    def one_epoch():
+        for x, adj, dist, mask, target in batches:
+            optimizer.zero_grad(set_to_none=True)
+            loss = F.mse_loss(model(x, adj, dist, mask), target)
+            loss.backward()
+            optimizer.step()
+
+    one_epoch()
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        one_epoch()
+        times.append(time.perf_counter() - t0)
+    print(json.dumps({
+        "seconds_per_epoch": statistics.median(times),
+        "epochs": len(times),
+        "molecules": sum(b[0].shape[0] for b in batches),
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
         "torch": torch.__version__,
     }))
