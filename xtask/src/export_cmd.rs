@@ -156,12 +156,7 @@ fn transformer_m_from_run(run: &Path, device: &Device) -> Result<Export> {
         &std::fs::read_to_string(&path).with_context(|| path.display().to_string())?,
     )
     .with_context(|| format!("{}: not a Transformer-M run", path.display()))?;
-    let best = run.join("best_model.bpk");
-    let model = spec
-        .model
-        .init(device)
-        .try_load_file(&best)
-        .map_err(|e| anyhow::anyhow!("{}: {e:?}", best.display()))?;
+    let model = spec.load_best_model(run, device)?;
     let qm9 = train::qm9::Qm9::load(&spec.data.dataset)?;
     let Some(limit) = spec.data.limit else {
         bail!(

@@ -209,7 +209,7 @@ struct TrainArgs {
     #[arg(long, default_value = "smiles")]
     smiles_column: String,
     /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
-    #[arg(long, default_value = ",", value_parser = train::trainer::parse_delimiter)]
+    #[arg(long, default_value = ",", value_parser = train::data::parse_delimiter)]
     delimiter: char,
     /// Target column(s).
     #[arg(long = "target", default_values_t = vec!["y".to_string()])]
@@ -274,7 +274,7 @@ enum Command {
         #[arg(long, default_value = "smiles")]
         smiles_column: String,
         /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
-        #[arg(long, default_value = ",", value_parser = train::trainer::parse_delimiter)]
+        #[arg(long, default_value = ",", value_parser = train::data::parse_delimiter)]
         delimiter: char,
         /// Coordinates for the distance matrices.
         #[arg(long, value_enum, default_value = "embed3d")]
@@ -418,7 +418,7 @@ enum Command {
         #[arg(long, default_value = "smiles")]
         smiles_column: String,
         /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
-        #[arg(long, default_value = ",", value_parser = train::trainer::parse_delimiter)]
+        #[arg(long, default_value = ",", value_parser = train::data::parse_delimiter)]
         delimiter: char,
         /// One or more SMILES.
         #[arg(long)]
@@ -580,7 +580,7 @@ fn main() -> Result<()> {
             let smiles = train::data::read_smiles_delimited(
                 &data,
                 &smiles_column,
-                train::trainer::delimiter_byte(delimiter)?,
+                train::data::delimiter_byte(delimiter)?,
             )?;
             featurize(&smiles, &featurizer, cache, out, format)
         }
@@ -999,7 +999,7 @@ fn train(args: TrainArgs) -> Result<()> {
         &data,
         &args.smiles_column,
         &args.targets,
-        train::trainer::delimiter_byte(args.delimiter)?,
+        train::data::delimiter_byte(args.delimiter)?,
     )?;
     let task = match args.task {
         Some(TaskArg::Regression) => Task::Regression,
@@ -1078,7 +1078,7 @@ fn predict(
         smiles.extend(train::data::read_smiles_delimited(
             &path,
             smiles_column,
-            train::trainer::delimiter_byte(delimiter)?,
+            train::data::delimiter_byte(delimiter)?,
         )?);
     }
     if smiles.is_empty() {

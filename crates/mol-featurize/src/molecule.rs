@@ -155,28 +155,16 @@ impl Molecule {
         let donors = macrocycle_bridge_donors(&parsed);
         if !donors.is_empty()
             && let Ok(swapped) = rdkit_sanitized_model(&with_pyrrole_donors(&parsed, &donors))
+            && same_entries(&swapped.atoms, &model.atoms)
+            && same_entries(&swapped.bonds, &model.bonds)
         {
-            let same_atoms = swapped.atoms.len() == model.atoms.len()
-                && swapped
-                    .atoms
-                    .iter()
-                    .zip(&model.atoms)
-                    .all(|(a, b)| a.is_some() == b.is_some());
-            let same_bonds = swapped.bonds.len() == model.bonds.len()
-                && swapped
-                    .bonds
-                    .iter()
-                    .zip(&model.bonds)
-                    .all(|(a, b)| a.is_some() == b.is_some());
-            if same_atoms && same_bonds {
-                applied_donors = donors;
-                for (ours, theirs) in model.atoms.iter_mut().zip(&swapped.atoms) {
-                    if let (Some(ours), Some(theirs)) = (ours, theirs) {
-                        ours.0 = theirs.0;
-                    }
+            applied_donors = donors;
+            for (ours, theirs) in model.atoms.iter_mut().zip(&swapped.atoms) {
+                if let (Some(ours), Some(theirs)) = (ours, theirs) {
+                    ours.0 = theirs.0;
                 }
-                model.bonds = swapped.bonds;
             }
+            model.bonds = swapped.bonds;
         }
         let mut first = Self::assemble(parsed, &model, smiles)?;
         first.pyrrole_donors = applied_donors;
@@ -444,6 +432,12 @@ impl Molecule {
         }
         in_ring
     }
+}
+
+/// Whether two per-atom (or per-bond) lists keep the same entries (`Some` at the same
+/// places).
+fn same_entries<A, B>(a: &[Option<A>], b: &[Option<B>]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.is_some() == y.is_some())
 }
 
 /// Runs `f`, turning a panic inside a third-party routine into

@@ -194,6 +194,36 @@ pub fn read_smiles_delimited(
     Ok(MoleculeTable::read_delimited(path, smiles_column, &[], delimiter)?.smiles)
 }
 
+/// A `--delimiter` value: one ASCII character, or `tab` / `\t` for a tab.
+///
+/// # Errors
+/// A message naming the value otherwise.
+pub fn parse_delimiter(text: &str) -> Result<char, String> {
+    match text {
+        "tab" | "\\t" | "\t" => Ok('\t'),
+        _ => {
+            let mut chars = text.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) if c.is_ascii() => Ok(c),
+                _ => Err(format!(
+                    "delimiter {text:?}: give one ASCII character, or tab"
+                )),
+            }
+        }
+    }
+}
+
+/// `c` as the single byte a CSV reader splits on.
+///
+/// # Errors
+/// [`TrainError::Invalid`] when `c` is not one ASCII character.
+pub fn delimiter_byte(c: char) -> Result<u8, TrainError> {
+    u8::try_from(c)
+        .ok()
+        .filter(u8::is_ascii)
+        .ok_or_else(|| TrainError::Invalid(format!("delimiter {c:?} is not one ASCII character")))
+}
+
 /// A delimiter other than `used` that splits the one-column `headers` into several.
 fn other_delimiter(headers: &csv::StringRecord, used: u8) -> Option<char> {
     let [only] = headers.iter().collect::<Vec<_>>()[..] else {
@@ -273,7 +303,7 @@ mod tests {
         let t = MoleculeTable::read_csv(&bom, "smiles", &["y".into()]).unwrap();
         assert_eq!(t.smiles, vec!["CCO".to_string(), "CCN".to_string()]);
         assert_eq!(t.targets, vec![vec![3.0], vec![4.0]]);
-        use crate::trainer::parse_delimiter;
+
         assert_eq!(parse_delimiter("tab"), Ok('\t'));
         assert_eq!(parse_delimiter("\\t"), Ok('\t'));
         assert_eq!(parse_delimiter(";"), Ok(';'));

@@ -159,17 +159,11 @@ fn explain_mat(
     device: &Device,
 ) -> Result<Explanation, TrainError> {
     let device = device.clone().autodiff();
-    let path = run_dir.join("best_model.bpk");
-    let model = spec
-        .model
-        .clone()
-        .with_dropout(0.0)
-        .init(&device)
-        .try_load_file(&path)
-        .map_err(|e| TrainError::Checkpoint {
-            path,
-            reason: format!("{e:?}"),
-        })?;
+    let inference = RunSpec {
+        model: spec.model.clone().with_dropout(0.0),
+        ..spec.clone()
+    };
+    let model = inference.load_best_model(run_dir, &device)?;
     let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
     let features = spec.featurizer.featurize_smiles(smiles).map_err(invalid)?;
     let batch = MatBatch::from_data(&pad_batch(&[&features]).map_err(invalid)?, &device);
@@ -210,19 +204,16 @@ fn explain_transformer_m(
     device: &Device,
 ) -> Result<Explanation, TrainError> {
     let device = device.clone().autodiff();
-    let path = run_dir.join("best_model.bpk");
-    let model = spec
-        .model
-        .clone()
-        .with_dropout(0.0)
-        .with_attention_dropout(0.0)
-        .with_activation_dropout(0.0)
-        .init(&device)
-        .try_load_file(&path)
-        .map_err(|e| TrainError::Checkpoint {
-            path,
-            reason: format!("{e:?}"),
-        })?;
+    let inference = TmRunSpec {
+        model: spec
+            .model
+            .clone()
+            .with_dropout(0.0)
+            .with_attention_dropout(0.0)
+            .with_activation_dropout(0.0),
+        ..spec.clone()
+    };
+    let model = inference.load_best_model(run_dir, &device)?;
     let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
     // The 3D channel gets a conformer made as for MAT (RDKit's recipe, fallbacks).
     let xyz = coordinates(&mol, &ConformerOptions::default()).map(|(xyz, _)| {

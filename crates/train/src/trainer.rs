@@ -142,36 +142,6 @@ fn default_delimiter() -> char {
     ','
 }
 
-/// A `--delimiter` value: one ASCII character, or `tab` / `\t` for a tab.
-///
-/// # Errors
-/// A message naming the value otherwise.
-pub fn parse_delimiter(text: &str) -> Result<char, String> {
-    match text {
-        "tab" | "\\t" | "\t" => Ok('\t'),
-        _ => {
-            let mut chars = text.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) if c.is_ascii() => Ok(c),
-                _ => Err(format!(
-                    "delimiter {text:?}: give one ASCII character, or tab"
-                )),
-            }
-        }
-    }
-}
-
-/// `c` as the single byte a CSV reader splits on.
-///
-/// # Errors
-/// [`TrainError::Invalid`] when `c` is not one ASCII character.
-pub fn delimiter_byte(c: char) -> Result<u8, TrainError> {
-    u8::try_from(c)
-        .ok()
-        .filter(u8::is_ascii)
-        .ok_or_else(|| TrainError::Invalid(format!("delimiter {c:?} is not one ASCII character")))
-}
-
 impl RunSpec {
     /// Reads `run.json` of a run directory.
     ///
@@ -358,7 +328,7 @@ pub fn train_run(
         &spec.data,
         &spec.smiles_column,
         &spec.target_columns,
-        delimiter_byte(spec.delimiter)?,
+        crate::data::delimiter_byte(spec.delimiter)?,
     )?;
     if table.is_empty() {
         return Err(TrainError::Invalid(format!(

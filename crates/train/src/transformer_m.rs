@@ -90,6 +90,28 @@ pub struct TmRunSpec {
     pub target_std: f32,
 }
 
+impl TmRunSpec {
+    /// The run's best model (`run_dir/best_model.bpk`) on `device`.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] naming the file when it is missing or does not fit
+    /// [`TmRunSpec::model`].
+    pub fn load_best_model(
+        &self,
+        run_dir: &Path,
+        device: &Device,
+    ) -> Result<TransformerM, TrainError> {
+        let path = run_dir.join("best_model.bpk");
+        self.model
+            .init(device)
+            .try_load_file(&path)
+            .map_err(|e| TrainError::Checkpoint {
+                path,
+                reason: format!("{e:?}"),
+            })
+    }
+}
+
 /// Metrics of a finished run (`metrics.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TmSummary {
@@ -344,14 +366,7 @@ pub fn train_transformer_m(
     }
     let train_seconds = started.elapsed().as_secs_f64();
 
-    let best_model = spec
-        .model
-        .init(device)
-        .try_load_file(&best_path)
-        .map_err(|e| TrainError::Checkpoint {
-            path: best_path.clone(),
-            reason: format!("{e:?}"),
-        })?;
+    let best_model = spec.load_best_model(run_dir, device)?;
     let test_pred = predict(&best_model, &spec, &test_x, spec.eval_mode, device)?;
     let train_pred = predict(&best_model, &spec, &train_x, spec.eval_mode, device)?;
     let test_mae = mae(&test_pred, &test_y);
