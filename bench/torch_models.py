@@ -1,11 +1,13 @@
 """PyTorch side of `cargo xtask bench --compare-torch`: one row of the model throughput table.
 
 Runs our PyTorch MAT reference (fixtures/gen/mat_reference.py, the module tree of the
-published MAT) or our Transformer-M reference (fixtures/gen/transformer_m_reference.py, its
-module constants set to Transformer-M small: 4 layers, d 128, FFN 128, 8 heads, K 32; the
-denoising head not run, as ours has none in these rows) on the padded batch that xtask wrote,
-with the same thread count as ours, and prints one JSON object: molecules_per_second,
-median_ms, runs, peak_rss_mb, torch.
+published MAT) or the ORIGINAL Transformer-M (lsj2408/Transformer-M 45647e1 loaded by
+fixtures/gen/tm_original.py from the checkout named by MOLATTN_TRANSFORMER_M_REPO; its
+`transformer_m_base` architecture at the small preset's sizes: 4 layers, d 128, FFN 128,
+8 heads, K 32, 5 hops; every molecule in mode 2D+3D; its denoising head replaced by zeros, as
+ours has none in these rows) on the padded batch that xtask wrote (for Transformer-M in the
+original collator's format), with the same thread count as ours, and prints one JSON object:
+molecules_per_second, median_ms, runs, peak_rss_mb, torch.
 
   forward  model.eval(), torch.inference_mode(): output only.
   train    model.train() (dropout 0, as ours), forward, MSE loss against a fixed target,
@@ -16,7 +18,7 @@ median. Peak RSS is this process's (getrusage), the Python interpreter and torch
 
 Usage: python3 bench/torch_models.py BATCH_JSON --model mat-small|mat-pretrained|tm-small
            --mode forward|train --threads N [--seconds S]
-Needs: pip install torch numpy rdkit safetensors (the reference module imports them).
+Needs: pip install torch numpy rdkit safetensors (the reference modules import them).
 """
 
 import argparse
@@ -33,7 +35,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "gen"))
 import mat_reference  # noqa: E402  (our reference MAT, written from the paper and MAT's code)
-import transformer_m_reference as tm_reference  # noqa: E402  (our Transformer-M reference)
+import tm_original  # noqa: E402  (loader of the original Transformer-M code)
 
 
 def load_batch(path):
@@ -53,50 +55,51 @@ def load_batch(path):
 
 
 def load_tm_batch(path):
-    """The Transformer-M batch (tm_bench.rs): flat arrays and their sizes; every molecule in
-    mode 2D+3D; pair types as Transformer-M's Gaussian layer indexes them."""
+    """The Transformer-M batch (tm_bench.rs) as the original collator's `batched_data`."""
     with open(path) as fh:
         raw = json.load(fh)
     b, n, m = raw["batch"], raw["atoms"], raw["hops"]
+    o = raw["original"]
 
-    def arr(name, shape, dtype):
-        return torch.from_numpy(np.asarray(raw[name], dtype=dtype).reshape(shape))
+    def arr(values, shape, dtype=np.int64):
+        return torch.from_numpy(np.asarray(values, dtype=dtype).reshape(shape))
 
-    atom_type = arr("atom_type", (b, n), np.int64)
-    ti, tj = atom_type[:, :, None], atom_type[:, None, :]
-    types = tm_reference.ATOM_TYPES
+    masked = arr(o["masked"], (b, n + 1, n + 1), np.bool_)
+    in_degree = arr(o["in_degree"], (b, n))
     return {
-        "atom_index": arr("atom_index", (b, n, 9), np.int64),
-        "degree_index": arr("degree_index", (b, n), np.int64),
-        "spatial_index": arr("spatial_index", (b, n, n), np.int64),
-        "edge_index": arr("edge_index", (b, n, n, m, 3), np.int64),
-        "path_length": arr("path_length", (b, n, n), np.float32),
-        "pair_type": torch.minimum(ti, tj) * types + torch.maximum(ti, tj),
-        "coordinates": arr("coordinates", (b, n, 3), np.float32),
-        "padding": arr("padding", (b, n), np.bool_),
-        "use_2d": torch.ones(b),
-        "use_3d": torch.ones(b),
+        "x": arr(o["x"], (b, n, 9)),
+        "in_degree": in_degree,
+        "out_degree": in_degree,
+        "spatial_pos": arr(o["spatial_pos"], (b, n, n)),
+        "edge_input": arr(o["edge_input"], (b, n, n, m, 3)),
+        "attn_edge_type": torch.zeros(b, n, n, 3, dtype=torch.long),  # unused by multi_hop
+        "attn_bias": torch.zeros(b, n + 1, n + 1).masked_fill(masked, float("-inf")),
+        "pos": arr(raw["coordinates"], (b, n, 3), np.float32),
+        "node_type_edge": arr(o["node_type_edge"], (b, n, n, 2)),
     }, m
 
 
 def transformer_m_small(hops):
-    """Our Transformer-M reference with the small preset's sizes and our encoding limits
-    (mol_featurize::graphormer::EncodingLimits::default: degree 8, distance 20)."""
-    ref = tm_reference
-    ref.D, ref.H, ref.K, ref.FFN, ref.LAYERS = 128, 8, 32, 128, 4
-    ref.MAX_DEGREE, ref.MAX_DISTANCE, ref.MAX_HOPS = 8, 20, hops
-    model = ref.TransformerM()
+    """The original Transformer-M at the small preset's sizes, dropout 0, 2D+3D for every
+    molecule (training mode draws modes: fixed to "both" here, as ours)."""
+    repo = os.environ.get("MOLATTN_TRANSFORMER_M_REPO")
+    if not repo:
+        sys.exit("set MOLATTN_TRANSFORMER_M_REPO to a lsj2408/Transformer-M checkout (45647e1)")
+    models, _ = tm_original.load(repo)
+    margs = tm_original.original_args(4, 128, 128, 8, 32, hops)
+    model = models.TransformerMModel(margs, models.TransformerM(margs))
+    encoder = model.encoder.molecule_encoder
 
     class NoDenoise(torch.nn.Module):
-        def forward(self, *args):
-            return None
+        def forward(self, query, attn_bias, delta_pos):
+            return torch.zeros(query.shape[1], query.shape[0], 3)
 
-    model.denoise_head = NoDenoise()
+    encoder.atom_proc = NoDenoise()
+    np.random.choice = lambda a, size, p=None: np.zeros(size, dtype=np.int64)
 
     def forward(inp):
-        out = {}
-        model(inp, out)
-        return out["prediction"]
+        out, _, _ = model(dict(inp))
+        return out[:, 0, :]
 
     return model, forward
 
@@ -127,7 +130,7 @@ def main():
     if args.model == "tm-small":
         inp, hops = load_tm_batch(args.batch)
         model, run = transformer_m_small(hops)
-        batch = inp["padding"].shape[0]
+        batch = inp["x"].shape[0]
     else:
         x, adj, dist, mask = load_batch(args.batch)
         config = mat_reference.CONFIGS[args.model.removeprefix("mat-")]

@@ -1,6 +1,8 @@
 //! Transformer-M rows of `cargo xtask bench --compare-torch`: the small preset on a padded
-//! batch of ESOL molecules in 2D+3D mode, ours against our PyTorch reference
-//! (`fixtures/gen/transformer_m_reference.py`, run by `bench/torch_models.py`).
+//! batch of ESOL molecules in 2D+3D mode, ours against the ORIGINAL code
+//! (lsj2408/Transformer-M, loaded by `fixtures/gen/tm_original.py` and run by
+//! `bench/torch_models.py` on the same batch in the original collator's format; the
+//! checkout is named by `MOLATTN_TRANSFORMER_M_REPO`).
 //!
 //! Coordinates: a deterministic helix per molecule (1.5 Angstrom steps), not a conformer:
 //! the work of both models does not depend on the values, and the benchmark should not wait
@@ -12,6 +14,7 @@ use anyhow::{Context, Result};
 use burn::nn::loss::{MseLoss, Reduction};
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::Device;
+use models::transformer_m::loader::original_layout::collator_inputs;
 use models::transformer_m::{Mode, TransformerMBatch, TransformerMConfig};
 use mol_featurize::graphormer::{
     EncodingLimits, GraphormerBatchData, featurize, pad_graphormer_batch,
@@ -66,7 +69,13 @@ pub fn esol_batch(datasets: &Path) -> Result<GraphormerBatchData> {
 /// # Errors
 /// The file cannot be written.
 pub fn write_batch(data: &GraphormerBatchData, path: &Path) -> Result<()> {
+    let original = collator_inputs(&config().init(&Device::flex()), data);
     let json = serde_json::json!({
+        "original": {
+            "x": original.x, "in_degree": original.in_degree,
+            "spatial_pos": original.spatial_pos, "edge_input": original.edge_input,
+            "node_type_edge": original.node_type_edge, "masked": original.masked,
+        },
         "batch": data.batch, "atoms": data.atoms, "hops": data.hops,
         "atom_index": data.atom_index, "degree_index": data.degree_index,
         "spatial_index": data.spatial_index, "edge_index": data.edge_index,

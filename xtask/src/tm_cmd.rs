@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use crate::data_cmd::{Wheel, extract, fetch_wheel};
 use anyhow::{Context, Result, bail};
 use burn::tensor::Device;
-use models::transformer_m::{Mode, ModeProbabilities, TransformerMConfig};
+use models::transformer_m::{Mode, TransformerMConfig};
+use train::ModeProbabilities;
 use train::TrainOptions;
 use train::qm9::{INDEX_FILE, Qm9, convert_qm9_csv};
 use train::transformer_m::{

@@ -7,7 +7,7 @@
 //! - `atom_index` int64 `[batch, atoms, 9]`, `degree_index` int64 `[batch, atoms]`
 //! - `spatial_index` int64 `[batch, atoms, atoms]`, `edge_index` int64
 //!   `[batch, atoms, atoms, M, 3]`, `path_length` f32 `[batch, atoms, atoms]`
-//! - `pair_type` int64 `[batch, atoms, atoms]`, `coordinates` f32 `[batch, atoms, 3]`
+//! - `atom_type` int64 `[batch, atoms]`, `coordinates` f32 `[batch, atoms, 3]`
 //!   (Angstrom)
 //! - `key_padding_mask` bool `[batch, atoms]`, `true` = padding
 //! - `use_2d`, `use_3d` f32 `[batch]`: the channel switches of each molecule (1/0)
@@ -17,7 +17,7 @@
 use attn_core::mask::MASKED_LOGIT;
 use burn::nn::{Embedding, LayerNorm};
 use models::transformer_m::{
-    EncoderLayer, GAUSSIAN_STD_EPS, LAYER_NORM_EPS, Mode, TransformerM, pair_types,
+    ATOM_3D_SCALE, EncoderLayer, GAUSSIAN_STD_EPS, LAYER_NORM_EPS, Mode, TransformerM,
 };
 use mol_featurize::GraphormerBatchData;
 use onnx_protobuf::ModelProto;
@@ -63,7 +63,7 @@ fn embed(
     g.node("Gather", &[&table, index], &[("axis", Attr::Int(0))])
 }
 
-/// One pre-LN encoder layer.
+/// One encoder layer, post-LN or pre-LN as the layer is built.
 fn encoder_layer(
     g: &mut GraphBuilder,
     x: &str,
@@ -74,12 +74,13 @@ fn encoder_layer(
 ) -> String {
     let att = &layer.self_attn;
     let (h, dk) = (att.num_heads as i64, att.d_k as i64);
-    let ln = layer_norm(
-        g,
-        x,
-        &format!("{name}.self_attn_layer_norm"),
-        &layer.self_attn_layer_norm,
-    );
+    let norm1 = format!("{name}.self_attn_layer_norm");
+    let norm2 = format!("{name}.final_layer_norm");
+    let ln = if layer.pre_ln {
+        layer_norm(g, x, &norm1, &layer.self_attn_layer_norm)
+    } else {
+        x.to_string()
+    };
     let heads = |g: &mut GraphBuilder, t: &str, perm: &[i64]| {
         let t = g.reshape(t, &[0, 0, h, dk]);
         g.transpose(&t, perm)
@@ -102,16 +103,22 @@ fn encoder_layer(
     let o = g.reshape(&o, &[0, 0, h * dk]);
     let o = linear(g, &o, &format!("{name}.self_attn.out_proj"), &att.out_proj);
     let x = g.add(x, &o);
-    let ln = layer_norm(
-        g,
-        &x,
-        &format!("{name}.final_layer_norm"),
-        &layer.final_layer_norm,
-    );
+    let (x, ln) = if layer.pre_ln {
+        let ln = layer_norm(g, &x, &norm2, &layer.final_layer_norm);
+        (x, ln)
+    } else {
+        let x = layer_norm(g, &x, &norm1, &layer.self_attn_layer_norm);
+        (x.clone(), x)
+    };
     let f = linear(g, &ln, &format!("{name}.fc1"), &layer.fc1);
     let f = gelu(g, &f);
     let f = linear(g, &f, &format!("{name}.fc2"), &layer.fc2);
-    g.add(&x, &f)
+    let x = g.add(&x, &f);
+    if layer.pre_ln {
+        x
+    } else {
+        layer_norm(g, &x, &norm2, &layer.final_layer_norm)
+    }
 }
 
 /// Lowers `model` (its current weights; dropout off) to an ONNX model with the graph
@@ -119,7 +126,7 @@ fn encoder_layer(
 pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]) -> ModelProto {
     let (b, n) = (Dim::Symbolic("batch"), Dim::Symbolic("atoms"));
     let h = model.num_heads;
-    let d = model.final_layer_norm.gamma.dims()[0];
+    let d = model.head.dense.weight.dims()[0];
     let m = model.bias_encoder.edge_hop_weight.dims()[0];
     let k = model.gaussian.means.dims()[0];
     let mut g = GraphBuilder::new("transformer_m");
@@ -146,7 +153,7 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
         ],
     );
     let path_length = g.input("path_length", Elem::F32, &[b.clone(), n.clone(), n.clone()]);
-    let pair_type = g.input("pair_type", Elem::I64, &[b.clone(), n.clone(), n.clone()]);
+    let atom_type = g.input("atom_type", Elem::I64, &[b.clone(), n.clone()]);
     let coords = g.input(
         "coordinates",
         Elem::F32,
@@ -170,14 +177,36 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
     let sq = g.add(&sq, &tiny);
     let dist = g.node("Sqrt", &[&sq], &[]);
     let gauss = &model.gaussian;
-    let gamma = embed(&mut g, "gaussian.mul.weight", &gauss.mul, &pair_type, false);
-    let beta = embed(
-        &mut g,
-        "gaussian.bias.weight",
-        &gauss.bias,
-        &pair_type,
-        false,
-    );
+    // gamma[b, i, j] = mul_i[t_i] + mul_j[t_j] (the same for beta): [B, N, N, 1].
+    // A pair with a padded atom (type 0) takes both padding rows, as in Burn.
+    let no_type = g.i64s(&[0]);
+    let padded = g.node("Equal", &[&atom_type, &no_type], &[]);
+    let padded_i = g.unsqueeze(&padded, &[2, 3]); // [B, N, 1, 1]
+    let padded_j = g.unsqueeze(&padded, &[1, 3]); // [B, 1, N, 1]
+    let padded_pair = g.node("Or", &[&padded_i, &padded_j], &[]);
+    let pair_affine = |g: &mut GraphBuilder, name: &str, row: &Embedding, col: &Embedding| {
+        let r = embed(
+            g,
+            &format!("gaussian.{name}_i.weight"),
+            row,
+            &atom_type,
+            false,
+        );
+        let r = g.unsqueeze(&r, &[2]); // [B, N, 1, 1]
+        let c = embed(
+            g,
+            &format!("gaussian.{name}_j.weight"),
+            col,
+            &atom_type,
+            false,
+        );
+        let c = g.unsqueeze(&c, &[1]); // [B, 1, N, 1]
+        let value = g.add(&r, &c);
+        let padding = g.scalar(values(&row.weight)[0] + values(&col.weight)[0]);
+        g.node("Where", &[&padded_pair, &padding, &value], &[])
+    };
+    let gamma = pair_affine(&mut g, "mul", &gauss.mul_i, &gauss.mul_j);
+    let beta = pair_affine(&mut g, "bias", &gauss.bias_i, &gauss.bias_j);
     let x = g.mul(&gamma, &dist);
     let x = g.add(&x, &beta); // [B, N, N, 1]
     let means = g.f32_tensor("gaussian.means", &[k], &values(&gauss.means));
@@ -198,12 +227,11 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
     let e = g.mul(&z2, &minus_half);
     let e = g.node("Exp", &[&e], &[]);
     let psi = g.div(&e, &norm); // [B, N, N, K]
+    // The pair bias sees every pair; the summed atom feature only real keys j.
     let pad_key = g.unsqueeze(&padding, &[1]); // [B, 1, N]
-    let pad_query = g.unsqueeze(&padding, &[2]); // [B, N, 1]
-    let pad_pair = g.node("Or", &[&pad_key, &pad_query], &[]);
-    let pad_pair = g.unsqueeze(&pad_pair, &[3]);
+    let pad_key_4 = g.unsqueeze(&pad_key, &[3]); // [B, 1, N, 1]
     let zero = g.scalar(0.0);
-    let psi = g.node("Where", &[&pad_pair, &zero, &psi], &[]);
+    let psi_keys = g.node("Where", &[&pad_key_4, &zero, &psi], &[]);
     let hidden = linear(
         &mut g,
         &psi,
@@ -213,9 +241,11 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
     let hidden = gelu(&mut g, &hidden);
     let bias_3d = linear(&mut g, &hidden, "pair_bias_3d.out", &model.pair_bias_3d.out);
     let bias_3d = g.transpose(&bias_3d, &[0, 3, 1, 2]); // [B, H, N, N]
-    let psi_sum = g.reduce_sum(&psi, &[2]);
+    let psi_sum = g.reduce_sum(&psi_keys, &[2]);
     let psi_sum = g.reshape(&psi_sum, &[0, 0, k as i64]);
     let atom_3d = linear(&mut g, &psi_sum, "atom_proj_3d", &model.atom_proj_3d);
+    let atom_scale = g.scalar(ATOM_3D_SCALE as f32);
+    let atom_3d = g.mul(&atom_3d, &atom_scale);
     let atom_3d = g.mul(&atom_3d, &s3_3);
 
     // Atom features.
@@ -251,6 +281,9 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
     let token_shape = g.node("Concat", &[&batch, &rest], &[("axis", Attr::Int(0))]);
     let token = g.node("Expand", &[&token, &token_shape], &[]);
     let mut x = g.node("Concat", &[&token, &atoms], &[("axis", Attr::Int(1))]);
+    if let Some(norm) = &model.emb_layer_norm {
+        x = layer_norm(&mut g, &x, "emb_layer_norm", norm);
+    }
 
     // 2D biases.
     let be = &model.bias_encoder;
@@ -285,6 +318,13 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
     let bias_2d = g.mul(&bias_2d, &s2_4);
     let bias_3d = g.mul(&bias_3d, &s3_4);
     let inner = g.add(&bias_2d, &bias_3d);
+    // Pairs spatial_pos_max+ bonds apart or in different fragments, and padded keys.
+    let limit = g.i64s(&[model.spatial_pos_max as i64]);
+    let far = g.node("Greater", &[&spatial_index, &limit], &[]);
+    let masked_pair = g.node("Or", &[&far, &pad_key], &[]);
+    let masked_pair = g.unsqueeze(&masked_pair, &[1]); // [B, 1, N, N]
+    let masked_logit = g.scalar(MASKED_LOGIT);
+    let inner = g.node("Where", &[&masked_pair, &masked_logit, &inner], &[]);
     // Graph token row and column: pad with zeros, then add t_h where the pad went.
     let pads = g.i64s(&[0, 0, 1, 1, 0, 0, 0, 0]);
     let padded = g.node("Pad", &[&inner, &pads], &[]);
@@ -311,7 +351,9 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
     for (i, layer) in model.layers.iter().enumerate() {
         x = encoder_layer(&mut g, &x, &format!("layers.{i}"), layer, &bias, &mask4);
     }
-    let x = layer_norm(&mut g, &x, "final_layer_norm", &model.final_layer_norm);
+    if let Some(norm) = &model.final_layer_norm {
+        x = layer_norm(&mut g, &x, "final_layer_norm", norm);
+    }
     let zero_index = g.i64s(&[0]);
     let token = g.node("Gather", &[&x, &zero_index], &[("axis", Attr::Int(1))]);
     let token = g.reshape(&token, &[-1, d as i64]);
@@ -339,7 +381,7 @@ pub fn transformer_m_feeds(data: &GraphormerBatchData, modes: &[Mode]) -> Vec<Fe
         Feed::i64("spatial_index", &[b, n, n], data.spatial_index.clone()),
         Feed::i64("edge_index", &[b, n, n, m, 3], data.edge_index.clone()),
         Feed::f32("path_length", &[b, n, n], data.path_length.clone()),
-        Feed::i64("pair_type", &[b, n, n], pair_types(data)),
+        Feed::i64("atom_type", &[b, n], data.atom_type.clone()),
         Feed::f32("coordinates", &[b, n, 3], data.coordinates.clone()),
         Feed::bool("key_padding_mask", &[b, n], data.padding.clone()),
         Feed::f32("use_2d", &[b], s2),

@@ -21,6 +21,4 @@ pub mod transformer_m;
 pub use load::LoadError;
 pub use mat::{MatBatch, MatConfig, MatModel};
 pub use msa::{MsaColumnGlobalAttention, MsaColumnGlobalAttentionConfig};
-pub use transformer_m::{
-    Mode, ModeProbabilities, TransformerM, TransformerMBatch, TransformerMConfig,
-};
+pub use transformer_m::{Mode, TransformerM, TransformerMBatch, TransformerMConfig};

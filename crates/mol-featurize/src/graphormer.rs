@@ -5,9 +5,13 @@
 //! Sources: Ying et al. 2021 (Graphormer, arXiv 2106.05234) section 3.1; Luo et al. 2022
 //! (Transformer-M, arXiv 2210.01765) section 4; OGB `ogb.utils.smiles2graph`.
 //!
-//! Differences from the reference preprocessing, on purpose:
-//! - Paths come from a breadth-first search with predecessors, so node 0 is on every
-//!   path that passes through it (the reference Floyd-Warshall reconstruction drops it).
+//! Shortest paths are the original's: Floyd-Warshall in `algos.pyx`'s loop order, so
+//! where several shortest paths exist the same one is chosen, with one difference on
+//! purpose: the reconstruction marks "no intermediate atom" with a sentinel, so atom 0
+//! stays on the paths through it (the original uses 0 for both and drops it, reading a
+//! non-bonded pair as the path's bond; Graphormer fixed it the same way).
+//!
+//! Also different from the reference preprocessing:
 //! - Only the first `multi_hop_max_dist` bonds of each path are stored
 //!   ([`GraphormerFeatures::path_bonds`], `N x N x hops`), never an `N x N x 510` tensor,
 //!   and pairs in different fragments (salts) simply have no path.
@@ -112,42 +116,54 @@ impl GraphormerFeatures {
 /// [`GraphormerFeatures::spd`] of a pair in different fragments.
 pub const UNREACHABLE: u16 = u16::MAX;
 
-/// All-pairs shortest paths of a molecular graph by breadth-first search from every
-/// atom (neighbours visited in bond order, so ties break deterministically).
+/// All-pairs shortest paths of a molecular graph by Floyd-Warshall, in the loop order
+/// of the original Transformer-M / Graphormer `algos.pyx` (`k`, then `i`, then `j`; an
+/// entry changes only on a strict improvement), so ties break as there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShortestPaths {
     n: usize,
-    /// `predecessor[s * n + t]`: the atom before `t` on the path from `s`, or `usize::MAX`.
-    predecessor: Vec<usize>,
+    /// `via[i * n + j]`: the intermediate atom that last shortened `i -> j`, or
+    /// [`ShortestPaths::DIRECT`].
+    via: Vec<usize>,
     spd: Vec<u16>,
 }
 
 impl ShortestPaths {
-    /// Paths of `mol`'s bond graph.
+    /// "No intermediate atom" in `via` (the original uses 0, see the module docs).
+    const DIRECT: usize = usize::MAX;
+
+    /// Paths of `mol`'s bond graph; `O(N^3)` time.
     pub fn new(mol: &Molecule) -> Self {
         let n = mol.num_atoms();
-        let mut predecessor = vec![usize::MAX; n * n];
-        let mut spd = vec![UNREACHABLE; n * n];
-        let mut queue = std::collections::VecDeque::new();
-        for s in 0..n {
-            spd[s * n + s] = 0;
-            queue.push_back(s);
-            while let Some(a) = queue.pop_front() {
-                let d = spd[s * n + a];
-                for &b in mol.neighbours(a) {
-                    if spd[s * n + b] == UNREACHABLE {
-                        spd[s * n + b] = d + 1;
-                        predecessor[s * n + b] = a;
-                        queue.push_back(b);
+        const INF: u32 = u32::MAX / 4;
+        let mut dist = vec![INF; n * n];
+        for i in 0..n {
+            dist[i * n + i] = 0;
+            for &j in mol.neighbours(i) {
+                dist[i * n + j] = 1;
+            }
+        }
+        let mut via = vec![Self::DIRECT; n * n];
+        for k in 0..n {
+            for i in 0..n {
+                let d_ik = dist[i * n + k];
+                if d_ik >= INF {
+                    continue;
+                }
+                for j in 0..n {
+                    let cost = d_ik + dist[k * n + j];
+                    if dist[i * n + j] > cost {
+                        dist[i * n + j] = cost;
+                        via[i * n + j] = k;
                     }
                 }
             }
         }
-        Self {
-            n,
-            predecessor,
-            spd,
-        }
+        let spd = dist
+            .iter()
+            .map(|&d| if d >= INF { UNREACHABLE } else { d as u16 })
+            .collect();
+        Self { n, via, spd }
     }
 
     /// Shortest-path distance in bonds, or `None` between fragments.
@@ -166,14 +182,22 @@ impl ShortestPaths {
     /// If `i` or `j` is not an atom index.
     pub fn path(&self, i: usize, j: usize) -> Option<Vec<usize>> {
         self.distance(i, j)?;
-        let mut path = vec![j];
-        let mut t = j;
-        while t != i {
-            t = self.predecessor[i * self.n + t];
-            path.push(t);
+        let mut path = vec![i];
+        if i != j {
+            self.inner(i, j, &mut path);
+            path.push(j);
         }
-        path.reverse();
         Some(path)
+    }
+
+    /// Appends the intermediate atoms of `i -> j` (the original's `get_all_edges`).
+    fn inner(&self, i: usize, j: usize, out: &mut Vec<usize>) {
+        let k = self.via[i * self.n + j];
+        if k != Self::DIRECT {
+            self.inner(i, k, out);
+            out.push(k);
+            self.inner(k, j, out);
+        }
     }
 }
 

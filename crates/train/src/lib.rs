@@ -20,10 +20,12 @@
 pub mod checkpoint;
 pub mod conformer_cache;
 pub mod data;
+pub mod denoising;
 pub mod error;
 pub mod explain;
 pub mod freesolv;
 pub mod metrics;
+pub mod mode_sampling;
 pub mod plot;
 pub mod predict;
 pub mod qm9;
@@ -33,4 +35,5 @@ pub mod transformer_m;
 
 pub use conformer_cache::{open_conformer_cache, print_cache_report};
 pub use error::TrainError;
+pub use mode_sampling::ModeProbabilities;
 pub use trainer::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, TrainSummary, train_run};

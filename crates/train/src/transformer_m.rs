@@ -18,9 +18,7 @@ use std::time::Instant;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::prelude::*;
 use burn::tensor::Distribution;
-use models::transformer_m::{
-    Mode, ModeProbabilities, TransformerM, TransformerMBatch, TransformerMConfig, denoising_loss,
-};
+use models::transformer_m::{Mode, TransformerM, TransformerMBatch, TransformerMConfig};
 use mol_featurize::graphormer::{GraphormerFeatures, featurize};
 use mol_featurize::{Molecule, pad_graphormer_batch};
 use rand::SeedableRng;
@@ -30,8 +28,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::write_json;
+use crate::denoising::denoising_loss;
 use crate::error::TrainError;
 use crate::metrics::mae;
+use crate::mode_sampling::ModeProbabilities;
 use crate::qm9::{HARTREE_EV, Qm9};
 use crate::splits::random_split;
 use crate::trainer::TrainOptions;

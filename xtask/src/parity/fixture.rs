@@ -11,6 +11,8 @@ use safetensors::{Dtype, SafeTensors};
 pub struct Fixture {
     /// Name -> (shape, values).
     tensors: HashMap<String, (Vec<usize>, Vec<f32>)>,
+    /// The file's `__metadata__` strings.
+    metadata: HashMap<String, String>,
 }
 
 impl Fixture {
@@ -19,6 +21,9 @@ impl Fixture {
         let bytes = std::fs::read(path).with_context(|| path.display().to_string())?;
         let st =
             SafeTensors::deserialize(&bytes).map_err(|e| anyhow!("{}: {e:?}", path.display()))?;
+        let (_, header) =
+            SafeTensors::read_metadata(&bytes).map_err(|e| anyhow!("{}: {e:?}", path.display()))?;
+        let metadata = header.metadata().clone().unwrap_or_default();
         let mut tensors = HashMap::new();
         for (name, view) in st.tensors() {
             let values: Vec<f32> = match view.dtype() {
@@ -32,7 +37,7 @@ impl Fixture {
             };
             tensors.insert(name, (view.shape().to_vec(), values));
         }
-        Ok(Self { tensors })
+        Ok(Self { tensors, metadata })
     }
 
     /// Shape and values of `name`.
@@ -53,6 +58,14 @@ impl Fixture {
             TensorData::new(values.clone(), shape),
             device,
         ))
+    }
+
+    /// The metadata string `key`.
+    pub fn meta(&self, key: &str) -> Result<&str> {
+        self.metadata
+            .get(key)
+            .map(String::as_str)
+            .ok_or_else(|| anyhow!("fixture metadata lacks {key}"))
     }
 
     /// Values of `name`.

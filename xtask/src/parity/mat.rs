@@ -187,14 +187,26 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
         let b = batch(&plain)?;
         #[cfg(feature = "onnx")]
         rows.extend(onnx_rows(name, &model, &b)?);
-        let out = model.forward(&b);
+        let out = values(model.forward(&b));
         rows.push(Row::compare(
             &format!("MAT {name}: forward, padded batch of 8 molecules"),
             &fixture,
-            &values(out),
+            &out,
             io.values("output")?,
             TOL,
             "",
+        ));
+        // The same forward against the original ardigen/MAT `transformer.py`, unmodified
+        // (`fixtures/gen/mat_original.py`), with the same weights and inputs.
+        let original =
+            Fixture::read(&fixtures.join(format!("parity/mat_{name}_original.safetensors")))?;
+        rows.push(Row::compare(
+            &format!("MAT {name}: forward vs the original ardigen/MAT code"),
+            &format!("mat_{name}_original (original code)"),
+            &out,
+            original.values("output")?,
+            TOL,
+            "make_model of src/transformer.py @1c7af06, float64",
         ));
 
         if name == "small" {
@@ -273,6 +285,14 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
             &fixture,
             &grad(&b.node_features),
             io.values("grad_node_features")?,
+            grad_tol,
+            grad_note,
+        ));
+        rows.push(Row::compare(
+            &format!("MAT {name}: d loss / d node_features vs the original ardigen/MAT code"),
+            &format!("mat_{name}_original (original code)"),
+            &grad(&b.node_features),
+            original.values("grad_node_features")?,
             grad_tol,
             grad_note,
         ));

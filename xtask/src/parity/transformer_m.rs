@@ -1,152 +1,199 @@
-//! Transformer-M parity rows against our PyTorch reference
-//! (`fixtures/gen/transformer_m_reference.py`): Gaussian basis, atom + degree encoding,
-//! spatial (SPD) and multi-hop edge encodings, the full attention bias with the graph
-//! token, one pre-LN encoder layer, and the whole model's regression and denoising
-//! outputs, on a padded batch of three molecules in modes 2D+3D, 2D and 3D.
+//! Transformer-M parity rows against the ORIGINAL code (lsj2408/Transformer-M 45647e1,
+//! run unmodified by `fixtures/gen/transformer_m_original.py`): the original's state dict
+//! loaded through our key map, our featurization of the same SMILES and coordinates
+//! checked against the original preprocessing, and the embeddings, graph-token state,
+//! regression output and denoising output in the 2D+3D, 2D, 3D and mixed modes.
 
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use burn::prelude::*;
-use models::transformer_m::{TransformerM, TransformerMBatch, TransformerMConfig};
-use mol_featurize::EncodingLimits;
+use models::transformer_m::loader::original_layout::collator_inputs;
+use models::transformer_m::{Mode, TransformerM, TransformerMBatch, TransformerMConfig};
+use mol_featurize::graphormer::{GraphormerBatchData, featurize};
+use mol_featurize::{EncodingLimits, Molecule, pad_graphormer_batch};
 
 use super::Row;
 use super::fixture::Fixture;
 
-const WEIGHTS: &str = "transformer_m_weights.safetensors";
-const IO: &str = "transformer_m_io.safetensors";
+const WEIGHTS: &str = "transformer_m_original_weights.safetensors";
+const IO: &str = "transformer_m_original_io.safetensors";
 const TOL: f64 = 1e-5;
 
-/// The reference script's configuration: d 16, H 4, K 8, FFN 24, 2 layers, limits 4/6/3.
-pub fn reference_config() -> TransformerMConfig {
+/// The fixture's configuration: 2 layers, d 16, FFN 24, 4 heads, K 8, 3 hops,
+/// spatial_pos_max 6, the original's post-LN architecture.
+pub fn original_config() -> TransformerMConfig {
     TransformerMConfig::new(2, 16, 24, 4, 8)
         .with_limits(EncodingLimits {
-            max_degree: 4,
-            max_distance: 6,
             max_hops: 3,
+            ..EncodingLimits::default()
         })
-        .with_dropout(0.0)
+        .with_spatial_pos_max(6)
         .with_attention_dropout(0.0)
         .with_activation_dropout(0.0)
 }
 
-/// The model with the reference weights.
-pub fn reference_model(fixtures: &Path, device: &Device) -> Result<TransformerM> {
-    Ok(reference_config()
+/// The model with the original checkpoint's weights.
+pub fn original_model(fixtures: &Path, device: &Device) -> Result<TransformerM> {
+    Ok(original_config()
         .init(device)
-        .load_pytorch_safetensors(&fixtures.join("parity").join(WEIGHTS))?)
+        .load_original(&fixtures.join("parity").join(WEIGHTS))?)
 }
 
-fn reference_batch_from(fx: &Fixture, device: &Device) -> Result<TransformerMBatch> {
-    let int3 = |name: &str| -> Result<Tensor<3, Int>> { Ok(fx.tensor::<3>(name, device)?.int()) };
-    Ok(TransformerMBatch {
-        atom_index: int3("in.atom_index")?,
-        degree_index: fx.tensor::<2>("in.degree_index", device)?.int(),
-        spatial_index: int3("in.spatial_index")?,
-        edge_index: fx.tensor::<5>("in.edge_index", device)?.int(),
-        path_length: fx.tensor("in.path_length", device)?,
-        pair_type: int3("in.pair_type")?,
-        coordinates: fx.tensor("in.coordinates", device)?,
-        padding: fx.tensor::<2>("in.padding", device)?.equal_elem(1.0),
-        use_2d: fx.tensor("in.use_2d", device)?,
-        use_3d: fx.tensor("in.use_3d", device)?,
-    })
+/// Our featurization of the fixture's SMILES with its coordinates, padded.
+fn fixture_batch(fx: &Fixture, config: &TransformerMConfig) -> Result<GraphormerBatchData> {
+    let smiles: Vec<String> = serde_json::from_str(fx.meta("smiles")?)?;
+    let (shape, xyz) = fx.get("in.coordinates")?;
+    let n = shape[1];
+    let feats = smiles
+        .iter()
+        .enumerate()
+        .map(|(g, s)| {
+            let mol = Molecule::from_smiles(s)?;
+            let coords = (0..mol.num_atoms())
+                .map(|i| {
+                    let o = (g * n + i) * 3;
+                    [xyz[o], xyz[o + 1], xyz[o + 2]]
+                })
+                .collect();
+            Ok(featurize(&mol, config.limits.max_hops, Some(coords))?)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let refs: Vec<_> = feats.iter().collect();
+    pad_graphormer_batch(&refs, &config.limits).map_err(|e| anyhow!(e))
 }
 
 /// Every Transformer-M row.
 pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
     let device = Device::flex();
     let fx = Fixture::read(&fixtures.join("parity").join(IO))?;
-    let model = reference_model(fixtures, &device)?;
-    let batch = reference_batch_from(&fx, &device)?;
-    let fixture = format!("{IO} (our PyTorch reference)");
-    let row = |component: &str, got: Tensor<4>, want: &str, note: &str| -> Result<Row> {
-        Ok(Row::compare(
-            component,
-            &fixture,
-            &got.try_into_vec_as::<f32>()?,
-            fx.values(want)?,
-            TOL,
-            note,
-        ))
-    };
-    let (dist, _) = TransformerM::geometry(batch.coordinates.clone());
-    let psi = model.gaussian.forward(dist, batch.pair_type.clone());
-    let atoms = model.atom_features(&batch);
-    let [b, n, d] = atoms.dims();
-    let embedded = model.embed(&batch);
-    let layer0_in: Tensor<3> = fx.tensor("out.layer0_in", &device)?;
-    let layer0_bias: Tensor<4> = fx.tensor("out.attn_bias", &device)?;
-    let layer0 = model.layers[0].forward(layer0_in, layer0_bias, embedded.attn_mask.clone());
-    let out = model.encode(&batch);
-    let prediction = model.predict(&out);
-    let denoise = model
-        .denoise(&out)
-        .expect("the reference has a denoising head");
-    let t = n + 1;
-    Ok(vec![
-        row(
-            "Transformer-M Gaussian basis psi (K 8)",
-            psi,
-            "out.gaussian",
-            "pair-type affine, |sigma| + 0.01; distances in Angstrom",
-        )?,
-        row(
-            "Transformer-M atom + degree encoding",
-            atoms.reshape([b, n, 1, d]),
-            "out.atom_features",
-            "9 OGB features summed; degree only where 2D is on",
-        )?,
-        row(
-            "Transformer-M spatial (SPD) encoding",
-            model.spatial_bias(&batch),
-            "out.spatial_bias",
-            "incl. unreachable and padding rows",
-        )?,
-        row(
-            "Transformer-M multi-hop edge encoding",
-            model.edge_bias(&batch),
-            "out.edge_bias",
-            "3 hops, per-hop H x H weights",
-        )?,
-        row(
-            "Transformer-M attention bias with graph token",
-            embedded.attn_bias,
-            "out.attn_bias",
-            "2D + 3D channels by mode, virtual distance",
-        )?,
-        row(
-            "Transformer-M embeddings (layer 0 input)",
-            embedded.states.reshape([b, t, 1, d]),
-            "out.layer0_in",
-            "graph token + atoms incl. 3D atom feature",
-        )?,
-        row(
-            "Transformer-M encoder layer 0",
-            layer0.reshape([b, t, 1, d]),
-            "out.layer0_out",
-            "pre-LN, biased MHA, GELU FFN",
-        )?,
-        row(
-            "Transformer-M regression output (2 layers)",
-            prediction.reshape([b, 1, 1, 1]),
-            "out.prediction",
-            "graph token head",
-        )?,
-        row(
-            "Transformer-M 3D denoising head",
-            denoise.reshape([b, n, 3, 1]),
-            "out.denoise",
-            "equivariant NodeTaskHead",
-        )?,
-    ])
+    let config = original_config();
+    let model = original_model(fixtures, &device)?;
+    let data = fixture_batch(&fx, &config)?;
+    let fixture = format!("{IO} (original code)");
+    let mut rows = vec![input_row(&fx, &model, &data, &fixture)?];
+    let b = data.batch;
+    for (mode, modes, what) in [
+        ("both", vec![Mode::Both; b], "2D+3D (original eval path)"),
+        ("2d", vec![Mode::TwoD; b], "2D only"),
+        ("3d", vec![Mode::ThreeD; b], "3D only"),
+        (
+            "mixed",
+            vec![Mode::Both, Mode::TwoD, Mode::ThreeD, Mode::ThreeD],
+            "one batch mixing the modes",
+        ),
+    ] {
+        let batch = TransformerMBatch::from_data(&data, &modes, &device);
+        let embedded = model.embed(&batch);
+        let out = model.encode(&batch);
+        let [bs, _, d] = out.states.dims();
+        let token = out
+            .states
+            .clone()
+            .slice([0..bs, 0..1, 0..d])
+            .reshape([bs, d]);
+        let row = |part: &str, got: Vec<f32>, want: &str, note: &str| -> Result<Row> {
+            Ok(Row::compare(
+                &format!("Transformer-M {part}, {what}"),
+                &fixture,
+                &got,
+                fx.values(&format!("out.{mode}.{want}"))?,
+                TOL,
+                note,
+            ))
+        };
+        rows.push(row(
+            "embeddings (layer 0 input)",
+            embedded.states.try_into_vec_as::<f32>()?,
+            "layer0_in",
+            "atoms + degree + 0.01 x 3D feature, graph token, embedding LayerNorm",
+        )?);
+        rows.push(row(
+            "graph-token state (2 post-LN layers)",
+            token.try_into_vec_as::<f32>()?,
+            "graph_token",
+            "SPD / multi-hop edge / 3D biases, masked far pairs",
+        )?);
+        rows.push(row(
+            "regression output",
+            model.predict(&out).try_into_vec_as::<f32>()?,
+            "prediction",
+            "lm_head_transform_weight, GELU, LayerNorm, embed_out + learned bias",
+        )?);
+        rows.push(row(
+            "denoising head",
+            model
+                .denoise(&out)
+                .ok_or_else(|| anyhow!("no denoising head"))?
+                .try_into_vec_as::<f32>()?,
+            "denoise",
+            "AtomTaskHead: full pair bias, three biased axis projections",
+        )?);
+    }
+    Ok(rows)
 }
 
-/// ONNX rows: the small preset (initial weights, seeded) and the reference model (large
-/// random weights, 2 layers) exported and run in ONNX Runtime and tract on two batches
-/// of real molecules with conformer coordinates: 3 molecules in 2D / 3D / 2D+3D modes,
-/// and 5 molecules (a salt among them) in 3D mode.
+/// Our featurization against the original preprocessing (ogb `smiles2graph`,
+/// `preprocess_item`, `algos.pyx` ported, `collator_3d`): every index of every tensor.
+fn input_row(
+    fx: &Fixture,
+    model: &TransformerM,
+    data: &GraphormerBatchData,
+    fixture: &str,
+) -> Result<Row> {
+    let ours = collator_inputs(model, data);
+    let as_f32 = |v: &[i64]| v.iter().map(|&x| x as f32).collect::<Vec<f32>>();
+    let mut got = Vec::new();
+    let mut want = Vec::new();
+    let mut differing = Vec::new();
+    for (name, values) in [
+        ("in.x", as_f32(&ours.x)),
+        ("in.in_degree", as_f32(&ours.in_degree)),
+        ("in.spatial_pos", as_f32(&ours.spatial_pos)),
+        ("in.edge_input", as_f32(&ours.edge_input)),
+        ("in.node_type_edge", as_f32(&ours.node_type_edge)),
+        (
+            "in.masked",
+            ours.masked.iter().map(|&m| m as u8 as f32).collect(),
+        ),
+    ] {
+        let reference = fx.values(name)?;
+        if reference.len() != values.len() {
+            return Err(anyhow!(
+                "{name}: {} values, ours {}",
+                reference.len(),
+                values.len()
+            ));
+        }
+        let wrong = values.iter().zip(reference).filter(|(a, b)| a != b).count();
+        if wrong > 0 {
+            differing.push(format!("{name}: {wrong} differ"));
+        }
+        got.extend(values);
+        want.extend_from_slice(reference);
+    }
+    Ok(Row::compare(
+        "Transformer-M inputs vs the original preprocessing",
+        fixture,
+        &got,
+        &want,
+        0.0,
+        &format!(
+            "x, degrees, SPD, multi-hop paths (Floyd-Warshall order), node_type_edge, masks: {} indices{}",
+            got.len(),
+            if differing.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", differing.join(", "))
+            }
+        ),
+    ))
+}
+
+/// ONNX rows: the small preset (initial weights, seeded) and the original checkpoint
+/// exported and run in ONNX Runtime and tract on two batches of real molecules with
+/// conformer coordinates: 3 molecules in 2D / 3D / 2D+3D modes, and 5 molecules (a salt
+/// among them) in 3D mode.
 #[cfg(feature = "onnx")]
 pub fn onnx_rows(fixtures: &Path) -> Result<Vec<Row>> {
     let device = Device::flex();
@@ -160,9 +207,9 @@ pub fn onnx_rows(fixtures: &Path) -> Result<Vec<Row>> {
         &small,
     )?;
     rows.extend(onnx_rows_for(
-        "Transformer-M reference weights (2D and 3D inputs)",
-        &reference_model(fixtures, &device)?,
-        &reference_config(),
+        "Transformer-M original checkpoint (2D and 3D inputs)",
+        &original_model(fixtures, &device)?,
+        &original_config(),
     )?);
     Ok(rows)
 }
@@ -174,9 +221,7 @@ fn onnx_rows_for(
     config: &TransformerMConfig,
 ) -> Result<Vec<Row>> {
     use export::Case;
-    use models::transformer_m::Mode;
-    use mol_featurize::graphormer::featurize;
-    use mol_featurize::{ConformerOptions, Molecule, conformer, pad_graphormer_batch};
+    use mol_featurize::{ConformerOptions, conformer};
 
     let device = Device::flex();
     let feats = |smiles: &[&str]| -> Result<Vec<mol_featurize::GraphormerFeatures>> {
@@ -185,7 +230,7 @@ fn onnx_rows_for(
             .map(|s| {
                 let mol = Molecule::from_smiles(s)?;
                 let (xyz, _) = conformer::coordinates(&mol, &ConformerOptions::default())
-                    .ok_or_else(|| anyhow::anyhow!("{s}: no coordinates"))?;
+                    .ok_or_else(|| anyhow!("{s}: no coordinates"))?;
                 let xyz = xyz
                     .iter()
                     .map(|p| [p[0] as f32, p[1] as f32, p[2] as f32])
@@ -206,7 +251,7 @@ fn onnx_rows_for(
                 "CC(=O)[O-].[Na+]",
                 "O=C1CCCN1",
                 "FC(F)(F)c1ccccc1",
-                "C#N",
+                "CCCCCCCCCCCCO",
             ],
             vec![Mode::ThreeD; 5],
         ),

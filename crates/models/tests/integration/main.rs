@@ -5,6 +5,7 @@
 mod mat_forward;
 mod msa_global_attention;
 mod reference_weights;
+mod transformer_m_original;
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use burn::tensor::Device;
-use models::transformer_m::{Mode, ModeProbabilities, TransformerMConfig};
+use models::transformer_m::{Mode, TransformerMConfig};
 use mol_featurize::{ConformerOptions, Molecule, conformer};
+use train::ModeProbabilities;
 use train::TrainOptions;
 use train::qm9::{Qm9, convert_qm9_csv};
 use train::transformer_m::{

@@ -1,0 +1,219 @@
+//! Configuration, presets and initialisation of [`TransformerM`].
+
+use attn_core::BiasedMultiHeadAttentionConfig;
+use burn::module::Param;
+use burn::nn::{
+    DropoutConfig, Embedding, EmbeddingConfig, Initializer, LayerNormConfig, Linear, LinearConfig,
+};
+use burn::prelude::*;
+use mol_featurize::EncodingLimits;
+use mol_featurize::graphormer::{ATOM_TABLE_ROWS, ATOM_TYPES, BOND_TABLE_ROWS};
+use serde::{Deserialize, Serialize};
+
+use super::encoder::EncoderLayer;
+use super::encodings::{AtomEncoder, BiasEncoder};
+use super::gaussian::{GaussianLayer, PairBias3d};
+use super::heads::{DenoisingHead, RegressionHead};
+use super::model::TransformerM;
+use super::{DENOISING_ATTENTION_DROPOUT, LAYER_NORM_EPS};
+
+/// Where the encoder layers put their LayerNorms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LayerNormPlacement {
+    /// The original: LayerNorm after each residual sum, one LayerNorm on the embeddings
+    /// before layer 0 (`encoder_normalize_before`), none after the last layer.
+    #[default]
+    Post,
+    /// LayerNorm before each block, a final LayerNorm after the last layer and none on
+    /// the embeddings: trains without warm-up at higher learning rates (Xiong et al.
+    /// 2020, arXiv 2002.04745), but is not the released architecture.
+    Pre,
+}
+
+/// Configuration of [`TransformerM`]; [`TransformerMConfig::base`] is the original's
+/// `transformer_m_base` architecture.
+#[derive(Config, Debug)]
+pub struct TransformerMConfig {
+    /// Encoder layers.
+    pub num_layers: usize,
+    /// d_model.
+    pub d_model: usize,
+    /// FFN hidden size.
+    pub ffn_dim: usize,
+    /// Attention heads H.
+    pub num_heads: usize,
+    /// Gaussian kernels K of the 3D channel.
+    pub num_kernels: usize,
+    /// Regression outputs.
+    #[config(default = 1)]
+    pub num_targets: usize,
+    /// Degree / SPD / hop limits (table sizes follow).
+    #[config(default = "EncodingLimits::default()")]
+    pub limits: EncodingLimits,
+    /// Pairs at least this many bonds apart, and pairs in different fragments, do not
+    /// attend to each other (the original collator's `spatial_pos_max`, 20). Must not
+    /// exceed `limits.max_distance + 1`.
+    #[config(default = 20)]
+    pub spatial_pos_max: usize,
+    /// LayerNorm placement.
+    #[config(default = "LayerNormPlacement::Post")]
+    pub layer_norm: LayerNormPlacement,
+    /// Dropout on embeddings, attention output and FFN output.
+    #[config(default = 0.0)]
+    pub dropout: f64,
+    /// Dropout on attention weights.
+    #[config(default = 0.1)]
+    pub attention_dropout: f64,
+    /// Dropout after the FFN activation.
+    #[config(default = 0.1)]
+    pub activation_dropout: f64,
+    /// Build the 3D position-denoising head.
+    #[config(default = true)]
+    pub denoising_head: bool,
+}
+
+impl TransformerMConfig {
+    /// The original's base model: 12 layers, d 768, FFN 768, 32 heads, K 128.
+    pub fn base() -> Self {
+        Self::new(12, 768, 768, 32, 128)
+    }
+
+    /// A small model for CPU training: 4 layers, d 128, FFN 128, 8 heads, K 32.
+    pub fn small() -> Self {
+        Self::new(4, 128, 128, 8, 32)
+    }
+
+    /// Builds the model on `device` with the original's `apply_init`: every linear and
+    /// embedding weight (attention projections, Gaussian means, stds and affine tables,
+    /// graph token, virtual distance, per-hop edge weights included) from N(0, 0.02),
+    /// biases 0, LayerNorms 1 and 0. The degree table stands for the original's sum of
+    /// an in-degree and an out-degree table, so it is drawn with std 0.02 * sqrt(2).
+    ///
+    /// # Panics
+    /// If `d_model` is not divisible by `num_heads`, or `spatial_pos_max` exceeds
+    /// `limits.max_distance + 1` (configuration errors).
+    pub fn init(&self, device: &Device) -> TransformerM {
+        assert!(
+            self.spatial_pos_max <= self.limits.max_distance + 1,
+            "spatial_pos_max {} needs max_distance >= {}",
+            self.spatial_pos_max,
+            self.spatial_pos_max.saturating_sub(1)
+        );
+        let (d, h, k) = (self.d_model, self.num_heads, self.num_kernels);
+        let linear = |i: usize, o: usize| normal_linear(i, o, device);
+        let embedding = |n: usize, dim: usize| normal_embedding(n, dim, STD, device);
+        let m = self.limits.max_hops;
+        let pre_ln = self.layer_norm == LayerNormPlacement::Pre;
+        let layer_norm = || {
+            LayerNormConfig::new(d)
+                .with_epsilon(LAYER_NORM_EPS)
+                .init(device)
+        };
+        TransformerM {
+            atom_encoder: AtomEncoder {
+                atom_embedding: embedding(ATOM_TABLE_ROWS, d),
+                degree_embedding: normal_embedding(
+                    self.limits.degree_rows(),
+                    d,
+                    STD * std::f64::consts::SQRT_2,
+                    device,
+                ),
+                graph_token: normal_param([1, d], device),
+            },
+            bias_encoder: BiasEncoder {
+                spatial_embedding: embedding(self.limits.spatial_rows(), h),
+                edge_embedding: embedding(BOND_TABLE_ROWS, h),
+                edge_hop_weight: normal_param([m, h, h], device),
+                virtual_distance: normal_param([1, h], device),
+            },
+            gaussian: GaussianLayer {
+                means: normal_param([k], device),
+                stds: normal_param([k], device),
+                mul_i: embedding(ATOM_TYPES, 1),
+                mul_j: embedding(ATOM_TYPES, 1),
+                bias_i: embedding(ATOM_TYPES, 1),
+                bias_j: embedding(ATOM_TYPES, 1),
+            },
+            pair_bias_3d: PairBias3d {
+                dense: linear(k, k),
+                out: linear(k, h),
+            },
+            atom_proj_3d: linear(k, d),
+            emb_layer_norm: (!pre_ln).then(layer_norm),
+            embedding_dropout: DropoutConfig::new(self.dropout).init(),
+            layers: (0..self.num_layers)
+                .map(|_| {
+                    let mut self_attn = BiasedMultiHeadAttentionConfig::new(d, h)
+                        .with_dropout(self.attention_dropout)
+                        .init(device);
+                    self_attn.q_proj = linear(d, d);
+                    self_attn.k_proj = linear(d, d);
+                    self_attn.v_proj = linear(d, d);
+                    self_attn.out_proj = linear(d, d);
+                    EncoderLayer {
+                        self_attn_layer_norm: layer_norm(),
+                        self_attn,
+                        final_layer_norm: layer_norm(),
+                        fc1: linear(d, self.ffn_dim),
+                        fc2: linear(self.ffn_dim, d),
+                        dropout: DropoutConfig::new(self.dropout).init(),
+                        activation_dropout: DropoutConfig::new(self.activation_dropout).init(),
+                        pre_ln,
+                    }
+                })
+                .collect(),
+            final_layer_norm: pre_ln.then(layer_norm),
+            head: RegressionHead {
+                dense: linear(d, d),
+                layer_norm: layer_norm(),
+                out: linear(d, self.num_targets),
+            },
+            denoise_head: self.denoising_head.then(|| DenoisingHead {
+                q_proj: linear(d, d),
+                k_proj: linear(d, d),
+                v_proj: linear(d, d),
+                force_proj1: linear(d, 1),
+                force_proj2: linear(d, 1),
+                force_proj3: linear(d, 1),
+                dropout: DropoutConfig::new(DENOISING_ATTENTION_DROPOUT).init(),
+                num_heads: h,
+            }),
+            num_heads: h,
+            spatial_pos_max: self.spatial_pos_max,
+        }
+    }
+}
+
+/// The original's `init_params` standard deviation.
+const STD: f64 = 0.02;
+
+/// `Linear(i, o)` with weight N(0, 0.02) and bias 0 (Burn would draw the bias from the
+/// weight's initializer).
+fn normal_linear(i: usize, o: usize, device: &Device) -> Linear {
+    let mut linear = LinearConfig::new(i, o)
+        .with_initializer(Initializer::Normal {
+            mean: 0.0,
+            std: STD,
+        })
+        .init(device);
+    linear.bias = linear
+        .bias
+        .map(|b| b.map(|t| Tensor::zeros(t.shape(), &t.device())));
+    linear
+}
+
+fn normal_embedding(n: usize, dim: usize, std: f64, device: &Device) -> Embedding {
+    EmbeddingConfig::new(n, dim)
+        .with_initializer(Initializer::Normal { mean: 0.0, std })
+        .init(device)
+}
+
+/// A parameter drawn from N(0, 0.02).
+fn normal_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D>> {
+    Param::from_tensor(Tensor::random(
+        shape,
+        burn::tensor::Distribution::Normal(0.0, STD),
+        device,
+    ))
+}

@@ -1,0 +1,120 @@
+//! The 3D channel: Gaussian basis functions of pair distances with a per-atom-type
+//! affine map (original `GaussianLayer`) and the per-head pair bias MLP (original
+//! `NonLinear` as `gbf_proj`), from `Molecule3DBias` in `transformer_m_layers.py`.
+
+use std::f64::consts::PI;
+
+use burn::module::Param;
+use burn::nn::{Embedding, Linear};
+use burn::prelude::*;
+use burn::tensor::activation::gelu;
+
+use super::GAUSSIAN_STD_EPS;
+
+/// Gaussian basis of pair distances. The affine map's gain and offset are each the sum
+/// of a row for atom i's type and a row for atom j's type, so they are not symmetric in
+/// i, j (the original looks both up in one table, `node_type_edge`, at different
+/// offsets; the loader splits it into the two tables here).
+#[derive(Module, Debug)]
+pub struct GaussianLayer {
+    /// mu_k, `[K]`.
+    pub means: Param<Tensor<1>>,
+    /// sigma_k, `[K]` (used as `|sigma_k| + 0.01`).
+    pub stds: Param<Tensor<1>>,
+    /// Gain contribution of atom i's type, `[ATOM_TYPES, 1]`.
+    pub mul_i: Embedding,
+    /// Gain contribution of atom j's type, `[ATOM_TYPES, 1]`.
+    pub mul_j: Embedding,
+    /// Offset contribution of atom i's type, `[ATOM_TYPES, 1]`.
+    pub bias_i: Embedding,
+    /// Offset contribution of atom j's type, `[ATOM_TYPES, 1]`.
+    pub bias_j: Embedding,
+}
+
+impl GaussianLayer {
+    /// `psi[b, i, j, k] = exp(-((gamma d + beta - mu_k)/s_k)^2 / 2) / (sqrt(2 pi) s_k)`
+    /// with `gamma = mul_i[t_i] + mul_j[t_j]`, `beta = bias_i[t_i] + bias_j[t_j]`
+    /// (type 0, padding, for both atoms of a pair with a padded atom).
+    ///
+    /// - `distances`: `[B, N, N]` in Angstrom.
+    /// - `atom_type`: `[B, N]` rows of the type tables.
+    ///
+    /// Returns `[B, N, N, K]`.
+    pub fn forward(&self, distances: Tensor<3>, atom_type: Tensor<2, Int>) -> Tensor<4> {
+        let [b, n, _] = distances.dims();
+        let k = self.means.dims()[0];
+        // A pair with a padded atom uses both padding rows (the original collator pads
+        // `node_type_edge` as a whole), so even padded positions match the original.
+        let padded = atom_type.clone().equal_elem(0);
+        let padded_pair = padded
+            .clone()
+            .reshape([b, n, 1, 1])
+            .expand([b, n, n, 1])
+            .bool_or(padded.reshape([b, 1, n, 1]).expand([b, n, n, 1]));
+        let pair = |row: &Embedding, col: &Embedding| {
+            let r = row.forward(atom_type.clone()).reshape([b, n, 1, 1]);
+            let c = col.forward(atom_type.clone()).reshape([b, 1, n, 1]);
+            let value = r.expand([b, n, n, 1]) + c.expand([b, n, n, 1]);
+            let padding = (row.weight.val().slice([0..1, 0..1])
+                + col.weight.val().slice([0..1, 0..1]))
+            .reshape([1, 1, 1, 1])
+            .expand([b, n, n, 1]);
+            value.mask_where(padded_pair.clone(), padding)
+        };
+        let gamma = pair(&self.mul_i, &self.mul_j);
+        let beta = pair(&self.bias_i, &self.bias_j);
+        let x = gamma * distances.reshape([b, n, n, 1]) + beta;
+        let mean = self.means.val().reshape([1, 1, 1, k]);
+        let std = self
+            .stds
+            .val()
+            .abs()
+            .add_scalar(GAUSSIAN_STD_EPS)
+            .reshape([1, 1, 1, k]);
+        let z = (x - mean) / std.clone();
+        z.powi_scalar(2)
+            .mul_scalar(-0.5)
+            .exp()
+            .div(std.mul_scalar((2.0 * PI).sqrt()))
+    }
+}
+
+/// `Linear(K, K) -> GELU -> Linear(K, H)`: the per-head 3D pair bias.
+#[derive(Module, Debug)]
+pub struct PairBias3d {
+    /// First layer (original `gbf_proj.layer1`).
+    pub dense: Linear,
+    /// Output layer (original `gbf_proj.layer2`).
+    pub out: Linear,
+}
+
+impl PairBias3d {
+    /// `[B, N, N, K]` Gaussian features to `[B, H, N, N]` biases.
+    pub fn forward(&self, psi: Tensor<4>) -> Tensor<4> {
+        self.out
+            .forward(gelu(self.dense.forward(psi)))
+            .permute([0, 3, 1, 2])
+    }
+}
+
+/// Pairwise distances `[B, N, N]` (Angstrom) and unit vectors `[B, N, N, 3]`
+/// `(r_j - r_i) / (|r_j - r_i| + 1e-5)` of coordinates `[B, N, 3]`.
+pub fn geometry(coordinates: Tensor<3>) -> (Tensor<3>, Tensor<4>) {
+    let [b, n, _] = coordinates.dims();
+    let delta = coordinates.clone().reshape([b, 1, n, 3]) - coordinates.reshape([b, n, 1, 3]);
+    // sqrt(x + tiny) keeps the gradient of |0| finite on the diagonal (the original's
+    // norm is exactly 0 there; the difference, 1e-6 Angstrom, is below f32 parity).
+    let dist = delta
+        .clone()
+        .powi_scalar(2)
+        .sum_dim(3)
+        .add_scalar(1e-12)
+        .sqrt()
+        .reshape([b, n, n]);
+    let unit = delta
+        / dist
+            .clone()
+            .add_scalar(super::DELTA_POS_EPS)
+            .reshape([b, n, n, 1]);
+    (dist, unit)
+}

@@ -1,0 +1,102 @@
+//! Output heads: the graph-level regression head on the graph token (original
+//! `lm_head_transform_weight -> GELU -> layer_norm -> embed_out + lm_output_learned_bias`
+//! of `models/transformer_m.py`) and the 3D position-denoising head (original
+//! `AtomTaskHead`).
+
+use burn::nn::{Dropout, LayerNorm, Linear};
+use burn::prelude::*;
+use burn::tensor::activation::{gelu, softmax};
+
+/// Graph-level head on the graph token: `Linear -> GELU -> LN -> Linear`.
+#[derive(Module, Debug)]
+pub struct RegressionHead {
+    /// Transform (original `lm_head_transform_weight`).
+    pub dense: Linear,
+    /// LN after GELU (original `layer_norm`).
+    pub layer_norm: LayerNorm,
+    /// Output, `d -> num_targets` (original `embed_out`, its bias the original's
+    /// `lm_output_learned_bias`).
+    pub out: Linear,
+}
+
+impl RegressionHead {
+    /// `[B, d]` graph-token states to `[B, num_targets]`.
+    pub fn forward(&self, token: Tensor<2>) -> Tensor<2> {
+        self.out
+            .forward(self.layer_norm.forward(gelu(self.dense.forward(token))))
+    }
+}
+
+/// The original's position-denoising head (`AtomTaskHead`): attention over the atoms
+/// with the full pair bias, each weight times the unit vector between the atoms, then
+/// one biased projection per axis. Not rotation-equivariant (the three axes have
+/// different projections, and the biases do not rotate), as in the original.
+#[derive(Module, Debug)]
+pub struct DenoisingHead {
+    /// W_q.
+    pub q_proj: Linear,
+    /// W_k.
+    pub k_proj: Linear,
+    /// W_v.
+    pub v_proj: Linear,
+    /// x-axis projection `d -> 1`.
+    pub force_proj1: Linear,
+    /// y-axis projection `d -> 1`.
+    pub force_proj2: Linear,
+    /// z-axis projection `d -> 1`.
+    pub force_proj3: Linear,
+    /// Dropout on the attention weights (0.1 in the original).
+    pub dropout: Dropout,
+    /// H.
+    pub num_heads: usize,
+}
+
+impl DenoisingHead {
+    /// Predicted noise per atom, `[B, N, 3]` (Angstrom direction; the loss is cosine).
+    ///
+    /// - `atoms`: `[B, N, d]` encoder output without the graph token.
+    /// - `attn_bias`: `[B, H, N, N]` the encoder's pair bias between atoms (2D and 3D
+    ///   terms by mode, masked pairs and padded keys at a large negative logit).
+    /// - `delta_pos`: `[B, N, N, 3]` unit vectors `(r_j - r_i) / (|r_j - r_i| + 1e-5)`,
+    ///   zero for molecules without the 3D channel.
+    pub fn forward(
+        &self,
+        atoms: Tensor<3>,
+        attn_bias: Tensor<4>,
+        delta_pos: Tensor<4>,
+    ) -> Tensor<3> {
+        let [b, n, d] = atoms.dims();
+        let h = self.num_heads;
+        let dk = d / h;
+        let heads = |t: Tensor<3>| t.reshape([b, n, h, dk]).swap_dims(1, 2);
+        let q = heads(self.q_proj.forward(atoms.clone())).mul_scalar((dk as f64).powf(-0.5));
+        let k = heads(self.k_proj.forward(atoms.clone()));
+        let v = heads(self.v_proj.forward(atoms));
+        let probs = self
+            .dropout
+            .forward(softmax(q.matmul(k.swap_dims(2, 3)) + attn_bias, 3)); // [B,H,N,N]
+        // [B, H, 3, N, N]: weights times each component of the unit vectors.
+        let rot = probs.reshape([b, h, 1, n, n])
+            * delta_pos.permute([0, 3, 1, 2]).reshape([b, 1, 3, n, n]);
+        let v = v.reshape([b, h, 1, n, dk]).expand([b, h, 3, n, dk]);
+        let out = rot
+            .reshape([b, h * 3, n, n])
+            .matmul(v.reshape([b, h * 3, n, dk]))
+            .reshape([b, h, 3, n, dk])
+            .permute([0, 3, 2, 1, 4])
+            .reshape([b, n, 3, d]);
+        let axis = |a: usize| {
+            out.clone()
+                .slice([0..b, 0..n, a..a + 1, 0..d])
+                .reshape([b, n, d])
+        };
+        Tensor::cat(
+            vec![
+                self.force_proj1.forward(axis(0)),
+                self.force_proj2.forward(axis(1)),
+                self.force_proj3.forward(axis(2)),
+            ],
+            2,
+        )
+    }
+}

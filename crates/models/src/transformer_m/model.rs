@@ -1,0 +1,256 @@
+//! The assembled Transformer-M: embeddings and attention bias (original
+//! `TransformerMEncoder.forward`), encoder layers, heads.
+
+use attn_core::mask::MASKED_LOGIT;
+use burn::nn::{Dropout, LayerNorm, Linear};
+use burn::prelude::*;
+
+use super::ATOM_3D_SCALE;
+use super::batch::TransformerMBatch;
+use super::encoder::EncoderLayer;
+use super::encodings::{AtomEncoder, BiasEncoder};
+use super::gaussian::{GaussianLayer, PairBias3d, geometry};
+use super::heads::{DenoisingHead, RegressionHead};
+
+/// The Transformer-M encoder with a regression head and an optional denoising head.
+#[derive(Module, Debug)]
+pub struct TransformerM {
+    /// Atom features and graph token.
+    pub atom_encoder: AtomEncoder,
+    /// 2D attention biases.
+    pub bias_encoder: BiasEncoder,
+    /// Gaussian basis of the 3D channel.
+    pub gaussian: GaussianLayer,
+    /// 3D pair bias MLP.
+    pub pair_bias_3d: PairBias3d,
+    /// `Linear(K, d)` of the summed Gaussian features (3D atom feature; original
+    /// `edge_proj`).
+    pub atom_proj_3d: Linear,
+    /// LayerNorm on the embeddings (post-LN only; original `emb_layer_norm`).
+    pub emb_layer_norm: Option<LayerNorm>,
+    /// Dropout on the input embeddings.
+    pub embedding_dropout: Dropout,
+    /// Encoder layers.
+    pub layers: Vec<EncoderLayer>,
+    /// LN after the last layer (pre-LN only).
+    pub final_layer_norm: Option<LayerNorm>,
+    /// Graph-level head.
+    pub head: RegressionHead,
+    /// 3D denoising head (pretraining).
+    pub denoise_head: Option<DenoisingHead>,
+    /// H.
+    pub num_heads: usize,
+    /// Pairs at least this many bonds apart (and unreachable pairs) are masked.
+    pub spatial_pos_max: usize,
+}
+
+/// The encoder's inputs, from [`TransformerM::embed`].
+#[derive(Debug, Clone)]
+pub struct Embedded {
+    /// `[B, N + 1, d]` token states, graph token first.
+    pub states: Tensor<3>,
+    /// `[B, H, N + 1, N + 1]` attention bias (masked pairs at [`MASKED_LOGIT`]).
+    pub attn_bias: Tensor<4>,
+    /// `[B, N + 1, N + 1]` `true` = padded key.
+    pub attn_mask: Tensor<3, Bool>,
+    /// `[B, H, N, N]` the pair bias between atoms (no graph token), masked pairs and
+    /// padded keys at [`MASKED_LOGIT`] (for the denoising head).
+    pub pair_bias: Tensor<4>,
+    /// `[B, N, N, 3]` unit vectors between atoms, zero where the 3D channel is off.
+    pub delta_pos: Tensor<4>,
+}
+
+/// What the encoder returns.
+#[derive(Debug, Clone)]
+pub struct EncoderOutput {
+    /// `[B, N + 1, d]` final states (index 0 = graph token).
+    pub states: Tensor<3>,
+    /// `[B, H, N, N]` see [`Embedded::pair_bias`].
+    pub pair_bias: Tensor<4>,
+    /// `[B, N, N, 3]` see [`Embedded::delta_pos`].
+    pub delta_pos: Tensor<4>,
+}
+
+impl TransformerM {
+    /// Pairwise distances `[B, N, N]` (Angstrom) and unit vectors `[B, N, N, 3]`
+    /// ([`geometry`]).
+    pub fn geometry(coordinates: Tensor<3>) -> (Tensor<3>, Tensor<4>) {
+        geometry(coordinates)
+    }
+
+    /// Atom features `[B, N, d]` before the 3D feature and the graph token
+    /// ([`AtomEncoder::forward`]).
+    pub fn atom_features(&self, batch: &TransformerMBatch) -> Tensor<3> {
+        self.atom_encoder.forward(batch)
+    }
+
+    /// Graphormer's spatial encoding `[B, H, N, N]` ([`BiasEncoder::spatial`]).
+    pub fn spatial_bias(&self, batch: &TransformerMBatch) -> Tensor<4> {
+        self.bias_encoder.spatial(batch)
+    }
+
+    /// Graphormer's multi-hop edge encoding `[B, H, N, N]` ([`BiasEncoder::edge`]).
+    pub fn edge_bias(&self, batch: &TransformerMBatch) -> Tensor<4> {
+        self.bias_encoder.edge(batch)
+    }
+
+    /// `[B, N, N]` `true` where a pair must not attend: at least `spatial_pos_max`
+    /// bonds apart, or in different fragments (original collator: `attn_bias = -inf`
+    /// where `spatial_pos >= spatial_pos_max`).
+    pub fn far_pairs(&self, batch: &TransformerMBatch) -> Tensor<3, Bool> {
+        batch
+            .spatial_index
+            .clone()
+            .greater_elem(self.spatial_pos_max as i64)
+    }
+
+    /// The 3D channel: the Gaussian features `[B, N, N, K]` zeroed where `j` is padding
+    /// (as the original masks them before summing over `j`), the pair bias
+    /// `[B, H, N, N]` (from the unmasked features), and the unit vectors `[B, N, N, 3]`. Padded query rows keep the original's values, so even padded
+    /// positions match it.
+    pub fn channel_3d(&self, batch: &TransformerMBatch) -> (Tensor<4>, Tensor<4>, Tensor<4>) {
+        let [b, n] = batch.padding.dims();
+        let (dist, unit) = geometry(batch.coordinates.clone());
+        let psi = self.gaussian.forward(dist, batch.atom_type.clone());
+        let k = psi.dims()[3];
+        let bias = self.pair_bias_3d.forward(psi.clone());
+        let padded_key = batch
+            .padding
+            .clone()
+            .reshape([b, 1, n, 1])
+            .expand([b, n, n, k]);
+        (psi.mask_fill(padded_key, 0.0), bias, unit)
+    }
+
+    /// The encoder's inputs: token states `[B, N + 1, d]` (graph token first, after the
+    /// embedding LayerNorm when post-LN), the full attention bias `[B, H, N + 1, N + 1]`,
+    /// the key padding mask `[B, N + 1, N + 1]`, and the pair bias / unit vectors for
+    /// the denoising head.
+    pub fn embed(&self, batch: &TransformerMBatch) -> Embedded {
+        let [b, n] = batch.padding.dims();
+        let h = self.num_heads;
+        let s2 = batch.use_2d.clone().reshape([b, 1, 1, 1]);
+        let s3 = batch.use_3d.clone().reshape([b, 1, 1, 1]);
+        let (psi, bias_3d, unit) = self.channel_3d(batch);
+        let k = psi.dims()[3];
+        let atom_3d = self
+            .atom_proj_3d
+            .forward(psi.sum_dim(2).reshape([b, n, k]))
+            .mul_scalar(ATOM_3D_SCALE);
+        let atoms = self.atom_features(batch) + atom_3d * s3.clone().reshape([b, 1, 1]);
+        let d = atoms.dims()[2];
+        let token = self
+            .atom_encoder
+            .graph_token
+            .val()
+            .reshape([1, 1, d])
+            .expand([b, 1, d]);
+        let states = Tensor::cat(vec![token, atoms], 1);
+        let states = match &self.emb_layer_norm {
+            Some(norm) => norm.forward(states),
+            None => states,
+        };
+        let states = self.embedding_dropout.forward(states);
+
+        let padded_key = batch.padding.clone().reshape([b, 1, n]).expand([b, n, n]);
+        let masked = self
+            .far_pairs(batch)
+            .bool_or(padded_key)
+            .reshape([b, 1, n, n])
+            .expand([b, h, n, n]);
+        let inner = ((self.spatial_bias(batch) + self.edge_bias(batch)) * s2
+            + bias_3d * s3.clone())
+        .mask_fill(masked, MASKED_LOGIT);
+        let t = self
+            .bias_encoder
+            .virtual_distance
+            .val()
+            .reshape([1, h, 1, 1]);
+        let column = t.clone().expand([b, h, n, 1]);
+        let row = t.expand([b, h, 1, n + 1]);
+        let attn_bias = Tensor::cat(vec![row, Tensor::cat(vec![column, inner.clone()], 3)], 2);
+
+        let token_padding =
+            Tensor::<2, Bool>::from_data(TensorData::new(vec![false; b], [b, 1]), &states.device());
+        let key_padding = Tensor::cat(vec![token_padding, batch.padding.clone()], 1);
+        let attn_mask = key_padding.reshape([b, 1, n + 1]).expand([b, n + 1, n + 1]);
+        Embedded {
+            states,
+            attn_bias,
+            attn_mask,
+            pair_bias: inner,
+            delta_pos: unit * s3,
+        }
+    }
+
+    /// Runs the encoder.
+    pub fn encode(&self, batch: &TransformerMBatch) -> EncoderOutput {
+        let e = self.embed(batch);
+        let mut x = e.states;
+        for layer in &self.layers {
+            x = layer.forward(x, e.attn_bias.clone(), e.attn_mask.clone());
+        }
+        self.output(x, e.pair_bias, e.delta_pos)
+    }
+
+    /// The encoder on already embedded inputs ([`TransformerM::embed`]; gradients reach
+    /// `embedded.states`), with each layer's attention weights `[B, H, N + 1, N + 1]`
+    /// as the layers applied them (index 0 = graph token). The same math as
+    /// [`TransformerM::encode`], through the explicit (unfused) attention path.
+    pub fn encode_embedded(&self, embedded: Embedded) -> (EncoderOutput, Vec<Tensor<4>>) {
+        let e = embedded;
+        let mut x = e.states;
+        let mut weights = Vec::with_capacity(self.layers.len());
+        for layer in &self.layers {
+            let (y, w) = layer.forward_with_weights(x, e.attn_bias.clone(), e.attn_mask.clone());
+            x = y;
+            weights.push(w);
+        }
+        (self.output(x, e.pair_bias, e.delta_pos), weights)
+    }
+
+    fn output(&self, x: Tensor<3>, pair_bias: Tensor<4>, delta_pos: Tensor<4>) -> EncoderOutput {
+        let states = match &self.final_layer_norm {
+            Some(norm) => norm.forward(x),
+            None => x,
+        };
+        EncoderOutput {
+            states,
+            pair_bias,
+            delta_pos,
+        }
+    }
+
+    /// Graph-level predictions `[B, num_targets]` from an encoder output.
+    pub fn predict(&self, out: &EncoderOutput) -> Tensor<2> {
+        let [b, _, d] = out.states.dims();
+        let token = out.states.clone().slice([0..b, 0..1, 0..d]).reshape([b, d]);
+        self.head.forward(token)
+    }
+
+    /// `encode` then `predict`: `[B, num_targets]`.
+    pub fn forward(&self, batch: &TransformerMBatch) -> Tensor<2> {
+        self.predict(&self.encode(batch))
+    }
+
+    /// [`forward`](Self::forward) with the batch cut into `parts` contiguous groups of
+    /// molecules run at once on rayon's threads; `[B, num_targets]` in the batch's order,
+    /// each molecule's values those of `forward` (molecules do not interact).
+    ///
+    /// For CPU inference, as [`crate::MatModel::forward_parallel`]: Burn's flex backend
+    /// runs elementwise ops (the Gaussian basis, GELU) on one thread. Not for training
+    /// (burn-autodiff serialises concurrent graphs). `parts` is clamped to `1..=B`.
+    pub fn forward_parallel(&self, batch: &TransformerMBatch, parts: usize) -> Tensor<2> {
+        crate::parallel::forward_in_parts(batch.padding.dims()[0], parts, |start, end| {
+            self.forward(&batch.molecules(start, end))
+        })
+    }
+
+    /// Predicted coordinate noise `[B, N, 3]`, or `None` without a denoising head.
+    pub fn denoise(&self, out: &EncoderOutput) -> Option<Tensor<3>> {
+        let head = self.denoise_head.as_ref()?;
+        let [b, t, d] = out.states.dims();
+        let atoms = out.states.clone().slice([0..b, 1..t, 0..d]);
+        Some(head.forward(atoms, out.pair_bias.clone(), out.delta_pos.clone()))
+    }
+}

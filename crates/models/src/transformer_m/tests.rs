@@ -1,0 +1,248 @@
+//! Unit tests of the Transformer-M model (parity with the original code is in
+//! `tests/transformer_m_original.rs` and `cargo xtask parity`).
+
+use burn::prelude::*;
+use mol_featurize::EncodingLimits;
+
+use super::*;
+use mol_featurize::graphormer::featurize;
+use mol_featurize::{Molecule, pad_graphormer_batch};
+
+fn device() -> Device {
+    Device::flex()
+}
+
+fn tiny() -> TransformerMConfig {
+    TransformerMConfig::new(2, 16, 16, 4, 8)
+        .with_attention_dropout(0.0)
+        .with_activation_dropout(0.0)
+}
+
+/// Ethanol and acetic acid with made-up (but fixed) coordinates.
+fn molecules() -> Vec<mol_featurize::GraphormerFeatures> {
+    let xyz = |n: usize| -> Vec<[f32; 3]> {
+        (0..n)
+            .map(|i| {
+                let t = i as f32;
+                [1.4 * t, 0.3 * (t * 1.7).sin(), 0.2 * t * t - 0.5]
+            })
+            .collect()
+    };
+    ["CCO", "CC(=O)O"]
+        .iter()
+        .map(|s| {
+            let mol = Molecule::from_smiles(s).unwrap();
+            let n = mol.num_atoms();
+            featurize(&mol, 5, Some(xyz(n))).unwrap()
+        })
+        .collect()
+}
+
+fn batch(feats: &[&mol_featurize::GraphormerFeatures], mode: Mode) -> TransformerMBatch {
+    let data = pad_graphormer_batch(feats, &EncodingLimits::default()).unwrap();
+    TransformerMBatch::from_data(&data, &vec![mode; feats.len()], &device())
+}
+
+fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+    t.try_into_vec_as::<f32>().unwrap()
+}
+
+#[test]
+fn forward_parallel_gives_each_molecule_the_values_of_forward() {
+    let model = tiny().init(&device());
+    let feats = molecules();
+    // 4 molecules (2 distinct, twice): groups of 1, 2, 3 (uneven) and more than B.
+    let all = [&feats[0], &feats[1], &feats[1], &feats[0]];
+    let b = batch(&all, Mode::Both);
+    let want = values(model.forward(&b));
+    assert_eq!(want.len(), 4);
+    for parts in [1, 2, 3, 4, 9] {
+        let got = values(model.forward_parallel(&b, parts));
+        assert_eq!(got.len(), want.len(), "parts {parts}");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-5,
+                "parts {parts}, molecule {i}: {g} vs {w}"
+            );
+        }
+    }
+}
+
+/// Rotation about a skew axis plus a translation.
+fn moved(xyz: &[[f32; 3]]) -> Vec<[f32; 3]> {
+    let (c, s) = (0.6f32, 0.8f32);
+    xyz.iter()
+        .map(|p| {
+            let (x, y, z) = (p[0], p[1], p[2]);
+            // Rz then Rx.
+            let (x1, y1) = (c * x - s * y, s * x + c * y);
+            let (y2, z2) = (c * y1 - s * z, s * y1 + c * z);
+            [x1 + 3.0, y2 - 1.0, z2 + 0.5]
+        })
+        .collect()
+}
+
+/// The fused inference path of the encoder layers (Burn's attention kernel) and the
+/// explicit path that returns the attention weights give the same states, padded
+/// atoms included; the weights are softmax rows over the real keys.
+#[test]
+fn fused_and_explicit_attention_agree() {
+    let dev = device();
+    let model = tiny().init(&dev);
+    let feats = molecules();
+    let refs: Vec<_> = feats.iter().collect();
+    let b = batch(&refs, Mode::Both);
+    let fused = values(model.encode(&b).states);
+    let (explicit, weights) = model.encode_embedded(model.embed(&b));
+    let explicit = values(explicit.states);
+    let worst = fused
+        .iter()
+        .zip(&explicit)
+        .map(|(a, e)| (a - e).abs())
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-5, "max difference {worst}");
+    assert_eq!(weights.len(), 2);
+    let [bs, h, t, _] = weights[0].dims();
+    let w = values(weights[0].clone());
+    let padding: Vec<bool> = b.padding.clone().into_data().try_to_vec::<bool>().unwrap();
+    let n = t - 1;
+    for g in 0..bs {
+        for row in w[g * h * t * t..(g + 1) * h * t * t].chunks(t) {
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            for j in 0..n {
+                if padding[g * n + j] {
+                    assert!(row[j + 1] < 1e-6, "padded key attended");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn padding_does_not_change_a_molecules_prediction() {
+    let dev = device();
+    dev.seed(11);
+    let model = tiny().init(&dev);
+    let mols = molecules();
+    for mode in [Mode::TwoD, Mode::ThreeD, Mode::Both] {
+        let alone = values(model.forward(&batch(&[&mols[0]], mode)));
+        let padded = values(model.forward(&batch(&[&mols[0], &mols[1]], mode)));
+        assert!(
+            (alone[0] - padded[0]).abs() < 1e-5,
+            "{mode:?}: {alone:?} vs {padded:?}"
+        );
+    }
+}
+
+#[test]
+fn three_d_prediction_is_rotation_invariant() {
+    let dev = device();
+    dev.seed(12);
+    let model = tiny().init(&dev);
+    let mols = molecules();
+    let mut rotated = mols[1].clone();
+    rotated.coordinates = Some(moved(mols[1].coordinates.as_ref().unwrap()));
+    let a = model.encode(&batch(&[&mols[1]], Mode::Both));
+    let b = model.encode(&batch(&[&rotated], Mode::Both));
+    let (pa, pb) = (values(model.predict(&a)), values(model.predict(&b)));
+    assert!((pa[0] - pb[0]).abs() < 1e-4, "{pa:?} vs {pb:?}");
+    // The denoising head is the original AtomTaskHead: three biased per-axis
+    // projections, not rotation-equivariant, so only its shape is checked here.
+    assert_eq!(model.denoise(&a).unwrap().dims(), [1, 4, 3]);
+}
+
+#[test]
+fn modes_switch_the_channels() {
+    let dev = device();
+    dev.seed(13);
+    let model = tiny().init(&dev);
+    let mols = molecules();
+    let mut other_geometry = mols[0].clone();
+    other_geometry.coordinates = Some(vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [5.0, 2.0, 0.0]]);
+    let p = |f: &mol_featurize::GraphormerFeatures, m| values(model.forward(&batch(&[f], m)))[0];
+    // 2D ignores coordinates; 3D and 2D+3D see them.
+    assert_eq!(p(&mols[0], Mode::TwoD), p(&other_geometry, Mode::TwoD));
+    assert!((p(&mols[0], Mode::ThreeD) - p(&other_geometry, Mode::ThreeD)).abs() > 1e-6);
+    assert!((p(&mols[0], Mode::Both) - p(&other_geometry, Mode::Both)).abs() > 1e-6);
+    // A molecule without coordinates runs in 2D whatever is requested.
+    let mut no_geometry = mols[0].clone();
+    no_geometry.coordinates = None;
+    assert_eq!(p(&no_geometry, Mode::ThreeD), p(&mols[0], Mode::TwoD));
+}
+
+/// A 12-atom chain with spatial_pos_max 4: pairs 4+ bonds apart get zero attention
+/// weight in every layer and mode; pairs closer do not.
+#[test]
+fn far_pairs_do_not_attend() {
+    let dev = device();
+    dev.seed(14);
+    let model = tiny().with_spatial_pos_max(4).init(&dev);
+    let mol = Molecule::from_smiles("CCCCCCCCCCCC").unwrap();
+    let xyz = (0..12)
+        .map(|i| [1.3 * i as f32, 0.4 * (i % 2) as f32, 0.0])
+        .collect();
+    let feats = featurize(&mol, 5, Some(xyz)).unwrap();
+    for mode in [Mode::TwoD, Mode::ThreeD, Mode::Both] {
+        let (_, weights) = model.encode_embedded(model.embed(&batch(&[&feats], mode)));
+        for w in weights {
+            let w = values(w);
+            let t = 13;
+            for head in 0..4 {
+                for i in 0..12 {
+                    for j in 0..12 {
+                        let v = w[(head * t + i + 1) * t + j + 1];
+                        if i.abs_diff(j) >= 4 {
+                            assert!(v < 1e-9, "{mode:?} {i}->{j}: {v}");
+                        } else {
+                            assert!(v > 1e-6, "{mode:?} {i}->{j}: {v}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Post-LN (default) has an embedding LayerNorm and no final one; pre-LN the reverse;
+/// both run and give different predictions from the same seed.
+#[test]
+fn layer_norm_placements_build_their_norms() {
+    let dev = device();
+    let mols = molecules();
+    dev.seed(15);
+    let post = tiny().init(&dev);
+    dev.seed(15);
+    let pre = tiny().with_layer_norm(LayerNormPlacement::Pre).init(&dev);
+    assert!(post.emb_layer_norm.is_some() && post.final_layer_norm.is_none());
+    assert!(pre.emb_layer_norm.is_none() && pre.final_layer_norm.is_some());
+    assert!(post.layers.iter().all(|l| !l.pre_ln) && pre.layers.iter().all(|l| l.pre_ln));
+    let b = batch(&[&mols[0]], Mode::Both);
+    let (a, p) = (values(post.forward(&b))[0], values(pre.forward(&b))[0]);
+    assert!(
+        a.is_finite() && p.is_finite() && (a - p).abs() > 1e-7,
+        "{a} {p}"
+    );
+}
+
+/// The original's init: Gaussian means and stds from N(0, 0.02) (not U(0, 3)), linear
+/// biases 0.
+#[test]
+fn init_follows_the_original_apply_init() {
+    let dev = device();
+    dev.seed(16);
+    let model = TransformerMConfig::small().init(&dev);
+    let means = values(model.gaussian.means.val());
+    assert!(means.iter().all(|m| m.abs() < 0.12), "{means:?}");
+    let sd = (means.iter().map(|m| m * m).sum::<f32>() / means.len() as f32).sqrt();
+    assert!((0.01..0.04).contains(&sd), "{sd}");
+    let bias = values(
+        model.layers[0]
+            .self_attn
+            .q_proj
+            .bias
+            .as_ref()
+            .unwrap()
+            .val(),
+    );
+    assert!(bias.iter().all(|b| *b == 0.0));
+}
