@@ -19,8 +19,8 @@ use models::{MatBatch, MatConfig};
 use mol_featurize::{featurize_all, pad_batch};
 use serde::Serialize;
 
+use crate::commands::common::{CoordsArg, featurizer};
 use crate::model_bench::{BATCH_SIZE, batch_json, regression_target};
-use crate::{CoordsArg, featurizer};
 
 /// What `bench --esol-epoch` measured (`bench/esol_epoch.json`).
 #[derive(Debug, Serialize)]

@@ -18,8 +18,8 @@ use models::{MatBatch, MatConfig};
 use mol_featurize::{MatBatchData, featurize_all, pad_batch};
 use serde::{Deserialize, Serialize};
 
+use crate::commands::common::{CoordsArg, DeviceArg, featurizer};
 use crate::msa_bench::peak_rss_mib;
-use crate::{CoordsArg, DeviceArg, featurizer};
 
 /// Molecules per benchmark batch (the protocol; the MAT paper trains with 32 too).
 pub const BATCH_SIZE: usize = 32;
@@ -329,7 +329,7 @@ pub fn bench(datasets: &Path, molecules: usize, device: DeviceArg) -> Result<()>
     println!(
         "featurization ({} ESOL molecules, {} rayon threads):",
         smiles.len(),
-        crate::rayon_threads()
+        crate::commands::common::rayon_threads()
     );
     for coords in [
         CoordsArg::Topological,

@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use burn::nn::loss::{MseLoss, Reduction};
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::Device;
-use models::transformer_m::loader::original_layout::collator_inputs;
+use models::transformer_m::original_layout::collator_inputs;
 use models::transformer_m::{Mode, TransformerMBatch, TransformerMConfig};
 use mol_featurize::graphormer::{
     EncodingLimits, GraphormerBatchData, featurize, pad_graphormer_batch,

@@ -241,9 +241,22 @@ impl MoleculeAttention {
         (rows_2d(out, |o| self.output.forward(o)), p)
     }
 
-    /// `(lambda_a, lambda_d, lambda_g)` as scalar tensors `[1, 1, 1, 1]`-broadcastable.
-    fn lambda_weights(&self, device: &Device) -> (Tensor<4>, Tensor<3>, Tensor<3>) {
-        let lambdas = match &self.lambdas {
+    /// `[lambda_a, lambda_d, lambda_g]` as the forward pass uses them: the fixed
+    /// values, or the trainable ones through ReLU and normalised to sum 1 (reference
+    /// `trainable_lambda`). The one place the formula lives (the ONNX lowering reads it).
+    pub fn lambda_values(&self, device: &Device) -> [f32; 3] {
+        let v: Vec<f32> = self
+            .lambda_vector(device)
+            .into_data()
+            .convert::<f32>()
+            .try_to_vec()
+            .expect("three f32 lambdas");
+        [v[0], v[1], v[2]]
+    }
+
+    /// `[lambda_a, lambda_d, lambda_g]` as a `[3]` tensor (see [`Self::lambda_values`]).
+    fn lambda_vector(&self, device: &Device) -> Tensor<1> {
+        match &self.lambdas {
             Some(p) => {
                 let l = relu(p.val());
                 l.clone() / l.sum().add_scalar(1e-12)
@@ -256,7 +269,12 @@ impl MoleculeAttention {
                 ],
                 device,
             ),
-        };
+        }
+    }
+
+    /// `(lambda_a, lambda_d, lambda_g)` as scalar tensors `[1, 1, 1, 1]`-broadcastable.
+    fn lambda_weights(&self, device: &Device) -> (Tensor<4>, Tensor<3>, Tensor<3>) {
+        let lambdas = self.lambda_vector(device);
         let la = lambdas.clone().slice(0..1).reshape([1, 1, 1, 1]);
         let ld = lambdas.clone().slice(1..2).reshape([1, 1, 1]);
         let lg = lambdas.slice(2..3).reshape([1, 1, 1]);

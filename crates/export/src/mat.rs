@@ -17,6 +17,7 @@ use burn::nn::Linear;
 use burn::prelude::*;
 use models::MatModel;
 use models::mat::feed_forward::FeedForward;
+use models::mat::{Aggregation, OutputNonlinearity};
 use mol_featurize::MatBatchData;
 use onnx_protobuf::ModelProto;
 
@@ -114,30 +115,14 @@ fn feed_forward(g: &mut GraphBuilder, x: &str, name: &str, ff: &FeedForward) -> 
         h = if i < last {
             leaky_relu(g, &y, ff.leaky_relu_slope)
         } else {
-            match ff.output_nonlinearity {
-                0 => leaky_relu(g, &y, ff.leaky_relu_slope),
-                1 => g.node("Tanh", &[&y], &[]),
-                _ => y,
+            match ff.output() {
+                OutputNonlinearity::Relu => leaky_relu(g, &y, ff.leaky_relu_slope),
+                OutputNonlinearity::Tanh => g.node("Tanh", &[&y], &[]),
+                OutputNonlinearity::None => y,
             }
         };
     }
     h
-}
-
-/// `(lambda_a, lambda_d, lambda_g)` as the module computes them (f32).
-fn lambdas(att: &MoleculeAttention) -> [f32; 3] {
-    match &att.lambdas {
-        Some(p) => {
-            let l: Vec<f32> = values(p).iter().map(|v| v.max(0.0)).collect();
-            let total = l.iter().sum::<f32>() + 1e-12;
-            [l[0] / total, l[1] / total, l[2] / total]
-        }
-        None => [
-            att.lambda_attention as f32,
-            att.lambda_distance as f32,
-            (1.0 - att.lambda_attention - att.lambda_distance) as f32,
-        ],
-    }
 }
 
 /// Masks prepared once and shared by every layer.
@@ -187,7 +172,7 @@ fn attention(
     let row = g.add(&row, &eps);
     let p_adj = g.div(adjacency, &row);
 
-    let [la, ld, lg] = lambdas(att);
+    let [la, ld, lg] = att.lambda_values(&att.output.weight.device());
     let (la, ld, lg) = (g.scalar(la), g.scalar(ld), g.scalar(lg));
     let p_dist = g.mul(&p_dist, &ld);
     let p_adj = g.mul(&p_adj, &lg);
@@ -266,16 +251,16 @@ pub fn mat_to_onnx(model: &MatModel, metadata: &[(String, String)]) -> ModelProt
     let real = g.node("Cast", &[&real], &[("to", Attr::Int(1))]); // FLOAT
     let real = g.unsqueeze(&real, &[2]); // [B, N, 1]
     let masked = g.mul(&h, &real);
-    let mut pooled = match gen_.aggregation {
-        0 => {
+    let mut pooled = match gen_.pooling() {
+        Aggregation::Mean => {
             let sum = g.reduce_sum(&masked, &[1]);
             let count = g.reduce_sum(&real, &[1]);
             let one = g.scalar(1.0);
             let count = g.node("Max", &[&count, &one], &[]);
             g.div(&sum, &count)
         }
-        1 => g.reduce_sum(&masked, &[1]),
-        _ => {
+        Aggregation::Sum => g.reduce_sum(&masked, &[1]),
+        Aggregation::DummyNode => {
             let first = g.i64s(&[0]);
             g.node("Gather", &[&masked, &first], &[("axis", Attr::Int(1))])
         }

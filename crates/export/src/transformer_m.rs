@@ -17,7 +17,7 @@
 use attn_core::mask::MASKED_LOGIT;
 use burn::nn::{Embedding, LayerNorm};
 use models::transformer_m::{
-    ATOM_3D_SCALE, EncoderLayer, GAUSSIAN_STD_EPS, LAYER_NORM_EPS, Mode, TransformerM,
+    ATOM_3D_SCALE, EncoderLayer, GAUSSIAN_PI, GAUSSIAN_STD_EPS, LAYER_NORM_EPS, Mode, TransformerM,
 };
 use mol_featurize::GraphormerBatchData;
 use onnx_protobuf::ModelProto;
@@ -216,7 +216,7 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
         .collect();
     let norm: Vec<f32> = std
         .iter()
-        .map(|s| s * (2.0 * std::f32::consts::PI).sqrt())
+        .map(|s| s * (2.0 * GAUSSIAN_PI as f32).sqrt())
         .collect();
     let std = g.f32_tensor("gaussian.std", &[k], &std);
     let norm = g.f32_tensor("gaussian.normaliser", &[k], &norm);

@@ -110,6 +110,56 @@ fn mat_sum_pooling_no_output_nonlinearity() {
     );
 }
 
+/// Transformer-M with the named options changed (pre-LN, a short spatial_pos_max that
+/// masks pairs in a chain) against Burn in every mode: the lowering follows the module.
+#[test]
+fn transformer_m_pre_ln_and_far_pair_mask() {
+    use models::transformer_m::{LayerNormPlacement, Mode, TransformerMBatch, TransformerMConfig};
+    use mol_featurize::graphormer::featurize;
+    use mol_featurize::{EncodingLimits, Molecule, pad_graphormer_batch};
+
+    let dev = Device::flex();
+    dev.seed(12);
+    for placement in [LayerNormPlacement::Post, LayerNormPlacement::Pre] {
+        let config = TransformerMConfig::new(2, 16, 24, 4, 8)
+            .with_layer_norm(placement)
+            .with_spatial_pos_max(3)
+            .with_attention_dropout(0.0)
+            .with_activation_dropout(0.0);
+        let model = config.init(&dev);
+        let feats: Vec<_> = ["CCCCCCO", "c1ccncc1", "CC(=O)[O-].[Na+]"]
+            .iter()
+            .map(|s| {
+                let mol = Molecule::from_smiles(s).unwrap();
+                let xyz = (0..mol.num_atoms())
+                    .map(|i| [1.4 * i as f32, (i % 3) as f32 * 0.7, 0.3 * i as f32])
+                    .collect();
+                featurize(&mol, 5, Some(xyz)).unwrap()
+            })
+            .collect();
+        let data = pad_graphormer_batch(
+            &feats.iter().collect::<Vec<_>>(),
+            &EncodingLimits::default(),
+        )
+        .unwrap();
+        let modes = [Mode::Both, Mode::TwoD, Mode::ThreeD];
+        let want: Vec<f32> = model
+            .forward(&TransformerMBatch::from_data(&data, &modes, &dev))
+            .try_into_vec_as()
+            .unwrap();
+        let file = path(&format!("tm-{placement:?}"));
+        export::write_model(&export::transformer_m_to_onnx(&model, &[]), &file).unwrap();
+        let got = run_tract(
+            &file,
+            &export::transformer_m::transformer_m_feeds(&data, &modes),
+        )
+        .unwrap();
+        let _ = std::fs::remove_file(&file);
+        let (max_abs, _) = max_differences(&got, &want);
+        assert!(max_abs <= 1e-4, "{placement:?}: tract vs Burn {max_abs}");
+    }
+}
+
 #[test]
 fn msa_global_attention_gated_and_ungated() {
     let dev = Device::flex();

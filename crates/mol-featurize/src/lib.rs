@@ -39,6 +39,7 @@ pub mod profile;
 pub mod rdkit_rules;
 pub mod reference;
 pub mod scaffold;
+pub mod shortest_paths;
 pub mod smiles_syntax;
 pub mod structure_file;
 pub mod vocab;

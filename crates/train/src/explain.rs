@@ -28,7 +28,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
 use crate::plot::{heat_map, svg_to_png};
-use crate::trainer::{RunSpec, Task};
+use crate::run_kind::RunKind;
+use crate::run_spec::{RunSpec, Task};
 use crate::transformer_m::TmRunSpec;
 
 /// What [`explain`] found for one molecule (written as `explanation.json`).
@@ -136,19 +137,11 @@ fn token_labels(first: &str, mol: &Molecule) -> Vec<String> {
 /// [`TrainError`] when the run cannot be read, or the molecule cannot be featurized as
 /// the run did (the SMILES is named).
 pub fn explain(run_dir: &Path, smiles: &str, device: &Device) -> Result<Explanation, TrainError> {
-    let text =
-        std::fs::read_to_string(run_dir.join("run.json")).map_err(|e| TrainError::Checkpoint {
-            path: run_dir.join("run.json"),
-            reason: e.to_string(),
-        })?;
-    if let Ok(spec) = serde_json::from_str::<RunSpec>(&text) {
-        explain_mat(run_dir, &spec, smiles, device)
-    } else {
-        let spec: TmRunSpec = serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
-            path: run_dir.join("run.json"),
-            reason: format!("neither a MAT nor a Transformer-M run: {e}"),
-        })?;
-        explain_transformer_m(run_dir, &spec, smiles, device)
+    match crate::run_kind(run_dir)? {
+        RunKind::Mat => explain_mat(run_dir, &RunSpec::load(run_dir)?, smiles, device),
+        RunKind::TransformerM => {
+            explain_transformer_m(run_dir, &TmRunSpec::load(run_dir)?, smiles, device)
+        }
     }
 }
 

@@ -8,7 +8,7 @@ use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached, pad_batc
 use serde::Serialize;
 
 use crate::error::TrainError;
-use crate::trainer::{RunSpec, Task};
+use crate::run_spec::{RunSpec, Task};
 
 /// Runs `model` (evaluation mode) over `features` in batches of `batch_size`.
 /// Returns raw outputs `[n][n_output]` (logits for classification; scaled values for

@@ -8,7 +8,12 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
+use mol_featurize::scaffold::bemis_murcko_scaffold;
+use mol_featurize::{MatFeatures, Molecule};
+
+use crate::data::MoleculeTable;
 use crate::error::TrainError;
+use crate::run_spec::SplitSpec;
 
 /// Row indices (0-based data rows of the CSV) of each part of a split.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,6 +106,35 @@ pub fn scaffold_split(rows: &[usize], scaffolds: &[String], fractions: (f64, f64
         }
     }
     split
+}
+
+/// The rows of each part for `split` (MAT runs; a scaffold split groups the rows that
+/// featurized by their Bemis-Murcko scaffold, a molecule without one by its SMILES).
+///
+/// # Errors
+/// An unreadable or inconsistent split file.
+pub(crate) fn split_rows(
+    split: &SplitSpec,
+    table: &MoleculeTable,
+    features: &[Option<MatFeatures>],
+) -> Result<Split, TrainError> {
+    let all: Vec<usize> = (0..table.len()).collect();
+    Ok(match split {
+        SplitSpec::File { path, name } => read_split_file(path, name, table.len())?,
+        SplitSpec::Random { seed } => random_split(&all, (0.8, 0.1), *seed),
+        SplitSpec::Scaffold => {
+            let rows: Vec<usize> = all.into_iter().filter(|&r| features[r].is_some()).collect();
+            let scaffolds: Vec<String> = rows
+                .iter()
+                .map(|&r| {
+                    Molecule::from_smiles(&table.smiles[r])
+                        .and_then(|m| bemis_murcko_scaffold(&m))
+                        .unwrap_or_else(|_| table.smiles[r].trim().to_string())
+                })
+                .collect();
+            scaffold_split(&rows, &scaffolds, (0.8, 0.1))
+        }
+    })
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 //! process-wide generator, so trainings running concurrently in one process interleave
 //! their draws.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use burn::lr_scheduler::noam::NoamLrSchedulerConfig;
@@ -21,11 +21,8 @@ use burn::nn::loss::{BinaryCrossEntropyLossConfig, MseLoss, Reduction};
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::prelude::*;
 use models::mat::LoadParts;
-use models::{MatBatch, MatConfig, MatModel};
-use mol_featurize::scaffold::bemis_murcko_scaffold;
-use mol_featurize::{
-    FeaturizeReport, MatFeatures, MatFeaturizer, Molecule, featurize_all_cached, pad_batch,
-};
+use models::{MatBatch, MatModel};
+use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached, pad_batch};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -34,196 +31,11 @@ use serde::{Deserialize, Serialize};
 use crate::checkpoint::{resolve, write_atomically, write_file_atomically, write_json};
 use crate::data::MoleculeTable;
 use crate::error::TrainError;
-use crate::metrics::{mae, rmse, roc_auc};
+use crate::evaluation::{Part, metric_of, part_metrics, spec_metrics, write_test_predictions};
 use crate::predict::predict_raw;
-use crate::splits::{Split, random_split, read_split_file, scaffold_split};
-
-/// Kind of prediction task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Task {
-    /// Real-valued targets; MSE loss; RMSE and MAE reported.
-    Regression,
-    /// Binary 0/1 targets; BCE-with-logits loss; ROC-AUC reported.
-    Classification,
-}
-
-/// Optimisation settings.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TrainOptions {
-    /// Maximum number of epochs.
-    pub epochs: usize,
-    /// Molecules per batch.
-    pub batch_size: usize,
-    /// Peak learning rate of the Noam schedule (reached at the end of warm-up).
-    pub learning_rate: f64,
-    /// Fraction of all steps spent warming up.
-    pub warmup_fraction: f64,
-    /// Stop after this many epochs without a validation improvement.
-    pub patience: usize,
-    /// Seed of initialisation, shuffling and dropout.
-    pub seed: u64,
-}
-
-impl Default for TrainOptions {
-    fn default() -> Self {
-        Self {
-            epochs: 100,
-            batch_size: 32,
-            learning_rate: 1e-3,
-            warmup_fraction: 0.2,
-            patience: 20,
-            seed: 0,
-        }
-    }
-}
-
-/// How the split is chosen.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SplitSpec {
-    /// A named split of a split file.
-    File {
-        /// The JSON split file.
-        path: PathBuf,
-        /// The split's name, e.g. `random-0`.
-        name: String,
-    },
-    /// Seeded random 80/10/10.
-    Random {
-        /// Seed.
-        seed: u64,
-    },
-    /// Bemis-Murcko scaffold 80/10/10.
-    Scaffold,
-}
-
-/// Everything that defines a training run; saved as `run.json` in the run directory
-/// and read back by prediction.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunSpec {
-    /// Dataset CSV.
-    pub data: PathBuf,
-    /// SMILES column name.
-    pub smiles_column: String,
-    /// Field delimiter of `data` (`,` unless the user gave `--delimiter`).
-    #[serde(default = "default_delimiter")]
-    pub delimiter: char,
-    /// Target column names.
-    pub target_columns: Vec<String>,
-    /// Unit of the targets (e.g. `kcal/mol`), written into `metrics.json`; `None` when
-    /// not given (MAT's standardised CSVs are in units of one standard deviation).
-    #[serde(default)]
-    pub units: Option<String>,
-    /// Split.
-    pub split: SplitSpec,
-    /// Regression or classification.
-    pub task: Task,
-    /// Featurizer settings (d_atom must equal `model.d_atom`).
-    pub featurizer: MatFeaturizer,
-    /// Model hyper-parameters.
-    pub model: MatConfig,
-    /// Optimisation settings.
-    pub train: TrainOptions,
-    /// Regression targets are standardised with the training mean/std; filled in by
-    /// the run (empty before).
-    #[serde(default)]
-    pub target_mean: Vec<f32>,
-    /// See `target_mean`.
-    #[serde(default)]
-    pub target_std: Vec<f32>,
-    /// Reference PyTorch MAT state dict to fine-tune from (encoder and embedding are
-    /// loaded, the generator is not; see [`models::mat::LoadParts::EncoderOnly`]).
-    #[serde(default)]
-    pub pretrained: Option<PathBuf>,
-}
-
-fn default_delimiter() -> char {
-    ','
-}
-
-impl RunSpec {
-    /// Reads `run.json` of a run directory.
-    ///
-    /// # Errors
-    /// [`TrainError::Checkpoint`] if missing or malformed.
-    pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
-        let path = run_dir.join("run.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
-        serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
-            path,
-            reason: e.to_string(),
-        })
-    }
-
-    /// Loads `best_model.bpk` of a run directory onto `device`.
-    ///
-    /// # Errors
-    /// [`TrainError::Checkpoint`] if it is missing or does not fit the configuration.
-    pub fn load_best_model(&self, run_dir: &Path, device: &Device) -> Result<MatModel, TrainError> {
-        let path = run_dir.join("best_model.bpk");
-        self.model
-            .init(device)
-            .try_load_file(&path)
-            .map_err(|e| TrainError::Checkpoint {
-                path,
-                reason: format!("{e:?}"),
-            })
-    }
-
-    /// Model outputs back to target units (identity for classification).
-    pub fn unscale(&self, raw: &[f32]) -> Vec<f32> {
-        raw.iter()
-            .enumerate()
-            .map(|(k, v)| {
-                v * self.target_std.get(k).copied().unwrap_or(1.0)
-                    + self.target_mean.get(k).copied().unwrap_or(0.0)
-            })
-            .collect()
-    }
-
-    fn scale(&self, target: &[f32]) -> Vec<f32> {
-        target
-            .iter()
-            .enumerate()
-            .map(|(k, v)| {
-                (v - self.target_mean.get(k).copied().unwrap_or(0.0))
-                    / self.target_std.get(k).copied().unwrap_or(1.0)
-            })
-            .collect()
-    }
-}
-
-/// Metrics of one part (train, valid or test), in the targets' units.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct PartMetrics {
-    /// Molecules evaluated.
-    pub n: usize,
-    /// RMSE (regression), averaged over targets.
-    pub rmse: Option<f64>,
-    /// MAE (regression), averaged over targets.
-    pub mae: Option<f64>,
-    /// ROC-AUC (classification), averaged over targets.
-    pub roc_auc: Option<f64>,
-}
-
-/// One epoch of the learning curve.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct EpochRecord {
-    /// 1-based epoch.
-    pub epoch: usize,
-    /// Mean training loss (MSE on standardised targets, or BCE).
-    pub train_loss: f64,
-    /// Validation loss, same definition.
-    pub valid_loss: f64,
-    /// Validation metric watched by early stopping (RMSE or ROC-AUC).
-    pub valid_metric: f64,
-    /// Learning rate at the end of the epoch.
-    pub learning_rate: f64,
-}
+use crate::report::{EpochRecord, TrainSummary};
+use crate::run_spec::{RunSpec, Task};
+use crate::splits::split_rows;
 
 /// State saved in the checkpoint for an exact resume.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -234,53 +46,6 @@ struct TrainState {
     best_epoch: usize,
     history: Vec<EpochRecord>,
     train_seconds: f64,
-}
-
-/// What `metrics.json` holds.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct TrainSummary {
-    /// Task.
-    pub task: Task,
-    /// Units of RMSE/MAE: the targets' units.
-    pub units: String,
-    /// Test RMSE (regression).
-    pub test_rmse: Option<f64>,
-    /// Test MAE (regression).
-    pub test_mae: Option<f64>,
-    /// Test ROC-AUC (classification).
-    pub test_roc_auc: Option<f64>,
-    /// Validation RMSE (regression).
-    pub valid_rmse: Option<f64>,
-    /// Validation MAE (regression).
-    pub valid_mae: Option<f64>,
-    /// Validation ROC-AUC (classification).
-    pub valid_roc_auc: Option<f64>,
-    /// Per-part details.
-    pub train: PartMetrics,
-    /// Per-part details.
-    pub valid: PartMetrics,
-    /// Per-part details.
-    pub test: PartMetrics,
-    /// Epochs run (early stopping may end before the maximum).
-    pub epochs: usize,
-    /// Epoch whose weights were kept.
-    pub best_epoch: usize,
-    /// Wall-clock seconds of the training loop (resumed runs add up).
-    pub train_seconds: f64,
-    /// Wall-clock seconds of featurization.
-    pub featurize_seconds: f64,
-    /// Rows skipped: featurization failed or the label is missing (each listed with its
-    /// reason in `featurize_report.json`).
-    pub n_skipped: usize,
-    /// Rows whose label is missing or not a number (kinds `missing-label`, `bad-label`
-    /// in `featurize_report.json`, or noted after the featurization reason of a row that
-    /// failed both); not trained or evaluated on.
-    #[serde(default)]
-    pub n_unlabelled: usize,
-    /// Split rows dropped because their molecule was skipped, per part.
-    pub n_dropped_from_split: [usize; 3],
-    /// Model parameters.
-    pub n_params: usize,
 }
 
 /// Options of [`train_run`] that are not part of the run's definition.
@@ -295,11 +60,6 @@ pub struct RunControl {
     pub stop_after_epochs: Option<usize>,
     /// Conformer cache folder (`None`: embed every molecule, store nothing).
     pub conformer_cache: Option<std::path::PathBuf>,
-}
-
-struct Part<'a> {
-    features: Vec<&'a MatFeatures>,
-    targets: Vec<Vec<f32>>,
 }
 
 /// Trains a MAT as described by `spec`, writing into `run_dir`: `run.json`,
@@ -361,7 +121,7 @@ pub fn train_run(
         }
     }
 
-    let split = make_split(spec, &table, &features)?;
+    let split = split_rows(&spec.split, &table, &features)?;
     let keep = |rows: &[usize]| -> (Vec<usize>, usize) {
         let kept: Vec<usize> = rows
             .iter()
@@ -488,30 +248,6 @@ fn drop_unlabelled(
         );
     }
     (features, report)
-}
-
-fn make_split(
-    spec: &RunSpec,
-    table: &MoleculeTable,
-    features: &[Option<MatFeatures>],
-) -> Result<Split, TrainError> {
-    let all: Vec<usize> = (0..table.len()).collect();
-    Ok(match &spec.split {
-        SplitSpec::File { path, name } => read_split_file(path, name, table.len())?,
-        SplitSpec::Random { seed } => random_split(&all, (0.8, 0.1), *seed),
-        SplitSpec::Scaffold => {
-            let rows: Vec<usize> = all.into_iter().filter(|&r| features[r].is_some()).collect();
-            let scaffolds: Vec<String> = rows
-                .iter()
-                .map(|&r| {
-                    Molecule::from_smiles(&table.smiles[r])
-                        .and_then(|m| bemis_murcko_scaffold(&m))
-                        .unwrap_or_else(|_| table.smiles[r].trim().to_string())
-                })
-                .collect();
-            scaffold_split(&rows, &scaffolds, (0.8, 0.1))
-        }
-    })
 }
 
 fn noam(
@@ -749,90 +485,4 @@ fn fit(
         }
     }
     Ok(state)
-}
-
-fn spec_metrics(spec: &RunSpec, raw: &[Vec<f32>], targets: &[Vec<f32>]) -> PartMetrics {
-    let k = spec.target_columns.len();
-    let mut m = PartMetrics {
-        n: raw.len(),
-        ..Default::default()
-    };
-    if raw.is_empty() {
-        return m;
-    }
-    let column = |rows: &[Vec<f32>], j: usize| rows.iter().map(|r| r[j]).collect::<Vec<f32>>();
-    match spec.task {
-        Task::Regression => {
-            let preds: Vec<Vec<f32>> = raw.iter().map(|r| spec.unscale(r)).collect();
-            let (mut r, mut a) = (0.0, 0.0);
-            for j in 0..k {
-                r += rmse(&column(&preds, j), &column(targets, j));
-                a += mae(&column(&preds, j), &column(targets, j));
-            }
-            m.rmse = Some(r / k as f64);
-            m.mae = Some(a / k as f64);
-        }
-        Task::Classification => {
-            let aucs: Vec<f64> = (0..k)
-                .filter_map(|j| roc_auc(&column(raw, j), &column(targets, j)))
-                .collect();
-            if !aucs.is_empty() {
-                m.roc_auc = Some(aucs.iter().sum::<f64>() / aucs.len() as f64);
-            }
-        }
-    }
-    m
-}
-
-fn metric_of(m: &PartMetrics, task: Task) -> f64 {
-    match task {
-        Task::Regression => m.rmse.unwrap_or(f64::INFINITY),
-        Task::Classification => m.roc_auc.unwrap_or(0.5),
-    }
-}
-
-fn part_metrics(spec: &RunSpec, model: &MatModel, part: &Part, device: &Device) -> PartMetrics {
-    let raw = predict_raw(model, &part.features, spec.train.batch_size, device);
-    spec_metrics(spec, &raw, &part.targets)
-}
-
-fn write_test_predictions(
-    path: &Path,
-    spec: &RunSpec,
-    model: &MatModel,
-    test: &Part,
-    rows: &[usize],
-    table: &MoleculeTable,
-    device: &Device,
-) -> Result<(), TrainError> {
-    let raw = predict_raw(model, &test.features, spec.train.batch_size, device);
-    let mut w = csv::Writer::from_path(path).map_err(|e| TrainError::Csv {
-        path: path.into(),
-        reason: e.to_string(),
-    })?;
-    let mut header = vec!["row".to_string(), "smiles".to_string()];
-    for c in &spec.target_columns {
-        header.push(c.clone());
-        header.push(format!("{c}_pred"));
-    }
-    w.write_record(&header).map_err(|e| TrainError::Csv {
-        path: path.into(),
-        reason: e.to_string(),
-    })?;
-    for ((r, row), target) in raw.iter().zip(rows).zip(&test.targets) {
-        let pred = match spec.task {
-            Task::Regression => spec.unscale(r),
-            Task::Classification => r.iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect(),
-        };
-        let mut rec = vec![row.to_string(), table.smiles[*row].clone()];
-        for (t, p) in target.iter().zip(&pred) {
-            rec.push(t.to_string());
-            rec.push(p.to_string());
-        }
-        w.write_record(&rec).map_err(|e| TrainError::Csv {
-            path: path.into(),
-            reason: e.to_string(),
-        })?;
-    }
-    w.flush().map_err(|e| TrainError::io(path, e))
 }

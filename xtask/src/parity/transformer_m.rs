@@ -8,7 +8,7 @@ use std::path::Path;
 
 use anyhow::{Result, anyhow};
 use burn::prelude::*;
-use models::transformer_m::loader::original_layout::collator_inputs;
+use models::transformer_m::original_layout::collator_inputs;
 use models::transformer_m::{Mode, TransformerM, TransformerMBatch, TransformerMConfig};
 use mol_featurize::graphormer::{GraphormerBatchData, featurize};
 use mol_featurize::{EncodingLimits, Molecule, pad_graphormer_batch};

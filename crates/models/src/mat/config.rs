@@ -14,6 +14,22 @@ pub enum Aggregation {
     DummyNode,
 }
 
+impl Aggregation {
+    /// The module constant that stores it (Burn modules hold plain numbers).
+    pub fn code(self) -> usize {
+        self as usize
+    }
+
+    /// The aggregation a [`Aggregation::code`] stands for (`DummyNode` past the end).
+    pub fn from_code(code: usize) -> Self {
+        match code {
+            0 => Aggregation::Mean,
+            1 => Aggregation::Sum,
+            _ => Aggregation::DummyNode,
+        }
+    }
+}
+
 /// Nonlinearity after the last FFN layer (reference `dense_output_nonlinearity`).
 #[derive(Config, Debug, Copy, PartialEq, Eq)]
 pub enum OutputNonlinearity {
@@ -23,6 +39,22 @@ pub enum OutputNonlinearity {
     Tanh,
     /// Identity.
     None,
+}
+
+impl OutputNonlinearity {
+    /// The module constant that stores it (Burn modules hold plain numbers).
+    pub fn code(self) -> usize {
+        self as usize
+    }
+
+    /// The nonlinearity a [`OutputNonlinearity::code`] stands for (`None` past the end).
+    pub fn from_code(code: usize) -> Self {
+        match code {
+            0 => OutputNonlinearity::Relu,
+            1 => OutputNonlinearity::Tanh,
+            _ => OutputNonlinearity::None,
+        }
+    }
 }
 
 /// MAT hyper-parameters. Defaults are the reference `make_model` defaults

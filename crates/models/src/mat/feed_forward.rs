@@ -17,7 +17,8 @@ pub struct FeedForward {
     pub dropout: Vec<Dropout>,
     /// LeakyReLU negative slope.
     pub leaky_relu_slope: f64,
-    /// 0 = LeakyReLU, 1 = tanh, 2 = identity (see [`OutputNonlinearity`]).
+    /// [`OutputNonlinearity::code`] of the last layer's nonlinearity (read it with
+    /// [`FeedForward::output`]).
     pub output_nonlinearity: usize,
 }
 
@@ -38,11 +39,7 @@ impl FeedForward {
                     .init(device)
             })
             .collect();
-        let output_nonlinearity = match output {
-            OutputNonlinearity::Relu => 0,
-            OutputNonlinearity::Tanh => 1,
-            OutputNonlinearity::None => 2,
-        };
+        let output_nonlinearity = output.code();
         Self {
             linears,
             dropout: (0..n_dense)
@@ -51,6 +48,11 @@ impl FeedForward {
             leaky_relu_slope,
             output_nonlinearity,
         }
+    }
+
+    /// The nonlinearity after the last layer.
+    pub fn output(&self) -> OutputNonlinearity {
+        OutputNonlinearity::from_code(self.output_nonlinearity)
     }
 
     /// `[B, N, d_model] -> [B, N, d_model]`.
@@ -65,10 +67,10 @@ impl FeedForward {
             let y = if i < last {
                 leaky_relu(y, self.leaky_relu_slope)
             } else {
-                match self.output_nonlinearity {
-                    0 => leaky_relu(y, self.leaky_relu_slope),
-                    1 => tanh(y),
-                    _ => y,
+                match self.output() {
+                    OutputNonlinearity::Relu => leaky_relu(y, self.leaky_relu_slope),
+                    OutputNonlinearity::Tanh => tanh(y),
+                    OutputNonlinearity::None => y,
                 }
             };
             x = dropout.forward(y);

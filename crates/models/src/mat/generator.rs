@@ -28,7 +28,7 @@ pub struct Generator {
     pub proj: Linear,
     /// LeakyReLU slope of the hidden blocks.
     pub leaky_relu_slope: f64,
-    /// 0 = mean, 1 = sum, 2 = dummy node.
+    /// [`Aggregation::code`] of the pooling (read it with [`Generator::pooling`]).
     pub aggregation: usize,
 }
 
@@ -52,12 +52,13 @@ impl Generator {
             hidden,
             proj: xavier(config.d_model, config.n_output, device),
             leaky_relu_slope: config.leaky_relu_slope,
-            aggregation: match config.aggregation {
-                Aggregation::Mean => 0,
-                Aggregation::Sum => 1,
-                Aggregation::DummyNode => 2,
-            },
+            aggregation: config.aggregation.code(),
         }
+    }
+
+    /// How atom states are pooled.
+    pub fn pooling(&self) -> Aggregation {
+        Aggregation::from_code(self.aggregation)
     }
 
     /// `x: [B, N, d_model]`, `key_padding_mask: [B, N]` (`true` = padding)
@@ -67,13 +68,13 @@ impl Generator {
         let [b, _, d] = x.dims();
         let real = key_padding_mask.bool_not().float().unsqueeze_dim::<3>(2); // [B, N, 1]
         let masked = x * real.clone();
-        let mut pooled: Tensor<2> = match self.aggregation {
-            0 => {
+        let mut pooled: Tensor<2> = match self.pooling() {
+            Aggregation::Mean => {
                 let count = real.sum_dim(1).clamp_min(1.0); // [B, 1, 1]
                 (masked.sum_dim(1) / count).reshape([b, d])
             }
-            1 => masked.sum_dim(1).reshape([b, d]),
-            _ => masked.slice(s![.., 0..1, ..]).reshape([b, d]),
+            Aggregation::Sum => masked.sum_dim(1).reshape([b, d]),
+            Aggregation::DummyNode => masked.slice(s![.., 0..1, ..]).reshape([b, d]),
         };
         for block in &self.hidden {
             let y = leaky_relu(block.linear.forward(pooled), self.leaky_relu_slope);

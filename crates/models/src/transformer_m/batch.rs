@@ -86,7 +86,8 @@ impl TransformerMBatch {
         }
     }
 
-    /// The same inputs with coordinates replaced (denoising: noisy positions).
+    /// The same inputs with coordinates `[B, N, 3]` (Angstrom) replaced (denoising:
+    /// noisy positions).
     pub fn with_coordinates(mut self, coordinates: Tensor<3>) -> Self {
         self.coordinates = coordinates;
         self

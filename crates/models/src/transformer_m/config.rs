@@ -53,7 +53,7 @@ pub struct TransformerMConfig {
     pub limits: EncodingLimits,
     /// Pairs at least this many bonds apart, and pairs in different fragments, do not
     /// attend to each other (the original collator's `spatial_pos_max`, 20). Must not
-    /// exceed `limits.max_distance + 1`.
+    /// exceed `limits.max_distance` (SPDs above it share one index, which must be masked).
     #[config(default = 20)]
     pub spatial_pos_max: usize,
     /// LayerNorm placement.
@@ -92,13 +92,13 @@ impl TransformerMConfig {
     ///
     /// # Panics
     /// If `d_model` is not divisible by `num_heads`, or `spatial_pos_max` exceeds
-    /// `limits.max_distance + 1` (configuration errors).
+    /// `limits.max_distance` (configuration errors).
     pub fn init(&self, device: &Device) -> TransformerM {
         assert!(
-            self.spatial_pos_max <= self.limits.max_distance + 1,
+            self.spatial_pos_max <= self.limits.max_distance,
             "spatial_pos_max {} needs max_distance >= {}",
             self.spatial_pos_max,
-            self.spatial_pos_max.saturating_sub(1)
+            self.spatial_pos_max
         );
         let (d, h, k) = (self.d_model, self.num_heads, self.num_kernels);
         let linear = |i: usize, o: usize| normal_linear(i, o, device);
@@ -110,20 +110,23 @@ impl TransformerMConfig {
                 .with_epsilon(LAYER_NORM_EPS)
                 .init(device)
         };
+        // Tables with a padding row in the original (`padding_idx = 0`, zeroed by
+        // apply_init and never trained).
+        let padded =
+            |n: usize, dim: usize, std: f64| zero_row_0(normal_embedding(n, dim, std, device));
         TransformerM {
             atom_encoder: AtomEncoder {
-                atom_embedding: embedding(ATOM_TABLE_ROWS, d),
-                degree_embedding: normal_embedding(
+                atom_embedding: padded(ATOM_TABLE_ROWS, d, STD),
+                degree_embedding: padded(
                     self.limits.degree_rows(),
                     d,
                     STD * std::f64::consts::SQRT_2,
-                    device,
                 ),
                 graph_token: normal_param([1, d], device),
             },
             bias_encoder: BiasEncoder {
-                spatial_embedding: embedding(self.limits.spatial_rows(), h),
-                edge_embedding: embedding(BOND_TABLE_ROWS, h),
+                spatial_embedding: padded(self.limits.spatial_rows(), h, STD),
+                edge_embedding: padded(BOND_TABLE_ROWS, h, STD),
                 edge_hop_weight: normal_param([m, h, h], device),
                 virtual_distance: normal_param([1, h], device),
             },
@@ -207,6 +210,17 @@ fn normal_embedding(n: usize, dim: usize, std: f64, device: &Device) -> Embeddin
     EmbeddingConfig::new(n, dim)
         .with_initializer(Initializer::Normal { mean: 0.0, std })
         .init(device)
+}
+
+/// `table` with row 0 set to zeros, as a fresh leaf parameter (no autodiff history
+/// from the assignment).
+fn zero_row_0(table: Embedding) -> Embedding {
+    let w = table.weight.val();
+    let [_, dim] = w.dims();
+    let zeros = Tensor::zeros([1, dim], &w.device());
+    Embedding {
+        weight: Param::from_tensor(w.slice_assign([0..1, 0..dim], zeros).detach()),
+    }
 }
 
 /// A parameter drawn from N(0, 0.02).

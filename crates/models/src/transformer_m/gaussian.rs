@@ -2,14 +2,12 @@
 //! affine map (original `GaussianLayer`) and the per-head pair bias MLP (original
 //! `NonLinear` as `gbf_proj`), from `Molecule3DBias` in `transformer_m_layers.py`.
 
-use std::f64::consts::PI;
-
 use burn::module::Param;
 use burn::nn::{Embedding, Linear};
 use burn::prelude::*;
 use burn::tensor::activation::gelu;
 
-use super::GAUSSIAN_STD_EPS;
+use super::{GAUSSIAN_PI, GAUSSIAN_STD_EPS};
 
 /// Gaussian basis of pair distances. The affine map's gain and offset are each the sum
 /// of a row for atom i's type and a row for atom j's type, so they are not symmetric in
@@ -33,6 +31,7 @@ pub struct GaussianLayer {
 
 impl GaussianLayer {
     /// `psi[b, i, j, k] = exp(-((gamma d + beta - mu_k)/s_k)^2 / 2) / (sqrt(2 pi) s_k)`
+    /// (`pi` = [`GAUSSIAN_PI`], the original's 3.14159)
     /// with `gamma = mul_i[t_i] + mul_j[t_j]`, `beta = bias_i[t_i] + bias_j[t_j]`
     /// (type 0, padding, for both atoms of a pair with a padded atom).
     ///
@@ -75,7 +74,7 @@ impl GaussianLayer {
         z.powi_scalar(2)
             .mul_scalar(-0.5)
             .exp()
-            .div(std.mul_scalar((2.0 * PI).sqrt()))
+            .div(std.mul_scalar((2.0 * GAUSSIAN_PI).sqrt()))
     }
 }
 

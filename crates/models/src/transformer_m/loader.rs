@@ -4,7 +4,7 @@
 //!
 //! The original stores its categorical tables with a 512-row block per feature and its
 //! collator's index offsets (`data/wrapper.py` `convert_to_single_emb` plus the
-//! collator's `+ 1`); ours are compact. [`original_layout`] gives, for each of our rows,
+//! collator's `+ 1`); ours are compact. [`super::original_layout`] gives, for each of our rows,
 //! the original row it holds.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -16,7 +16,6 @@ use burn::store::{
     ApplyResult, ModuleSnapshot, ModuleStore, PyTorchToBurnAdapter, PytorchStore, SafetensorsStore,
     bridge,
 };
-use mol_featurize::graphormer::{ATOM_VOCAB, BOND_VOCAB};
 
 use super::model::TransformerM;
 use crate::load::LoadError;
@@ -30,129 +29,15 @@ pub const ORIGINAL_PREFIX: &str = "encoder.molecule_encoder.";
 pub enum Source {
     /// The original tensor as it is (PyTorch layout).
     Same(String),
-    /// Rows of an original table, chosen by a [`original_layout`] function of our row.
+    /// Rows of an original table, chosen by a [`super::original_layout`] function of our row.
     Rows(String, fn(&TransformerM, usize) -> usize),
     /// The sum of two original tables, row by row (same rows).
     SumRows(String, String),
-    /// The original tensor flattened, its first values taken in our shape.
+    /// The original tensor flattened, its first values taken in our shape (the per-hop
+    /// matrices: the original allocates `num_edge_dis` hops, we keep `max_hops`).
     Leading(String),
-}
-
-/// Index layouts of the original's tables, as functions of our row.
-pub mod original_layout {
-    use super::{ATOM_VOCAB, BOND_VOCAB, TransformerM};
-
-    /// Rows per feature block in the original tables (`convert_to_single_emb` offset).
-    pub const BLOCK: usize = 512;
-    /// The original's SPD of unreachable pairs (`algos.pyx`).
-    pub const UNREACHABLE_SPD: usize = 510;
-
-    /// `(feature, category)` of our compact row `r >= 1` in a table built from `vocab`.
-    fn split(mut r: usize, vocab: &[usize]) -> Option<(usize, usize)> {
-        r = r.checked_sub(1)?;
-        for (f, &size) in vocab.iter().enumerate() {
-            if r < size {
-                return Some((f, r));
-            }
-            r -= size;
-        }
-        None
-    }
-
-    /// Atom table: feature `f`, category `v` is original row `f * 512 + v + 2` (offset
-    /// `1 + f * 512`, then the collator's `+ 1`); row 0 padding.
-    pub fn atom_row(_: &TransformerM, r: usize) -> usize {
-        split(r, &ATOM_VOCAB).map_or(0, |(f, v)| f * BLOCK + v + 2)
-    }
-
-    /// Bond table: feature `f`, category `v` is original row `f * 512 + v + 3` (offset,
-    /// the `+ 1` of `attn_edge_type`, the collator's `+ 1`); row 0 no bond.
-    pub fn bond_row(_: &TransformerM, r: usize) -> usize {
-        split(r, &BOND_VOCAB).map_or(0, |(f, v)| f * BLOCK + v + 3)
-    }
-
-    /// Spatial table: SPD `d` is row `d + 1` in both; our last row (unreachable) is the
-    /// original's row 511.
-    pub fn spatial_row(model: &TransformerM, r: usize) -> usize {
-        let rows = model.bias_encoder.spatial_embedding.weight.dims()[0];
-        if r + 1 == rows {
-            UNREACHABLE_SPD + 1
-        } else {
-            r
-        }
-    }
-
-    /// Gaussian affine, atom i's type `t` (1 + OGB atomic-number category): original row
-    /// `t + 2` of `node_type_edge[..., 0]`; padding (t = 0) row 1.
-    pub fn type_row_i(_: &TransformerM, t: usize) -> usize {
-        if t == 0 { 1 } else { t + 2 }
-    }
-
-    /// Gaussian affine, atom j's type `t`: original row `t + 514`; padding row 513.
-    pub fn type_row_j(_: &TransformerM, t: usize) -> usize {
-        if t == 0 { BLOCK + 1 } else { t + BLOCK + 2 }
-    }
-
-    /// A batch in the original collator's index space (`data/collator.py`
-    /// `collator_3d`), each tensor flat row-major; for running the original code on our
-    /// featurization, and for checking that featurization against the original's.
-    #[derive(Debug, Clone, PartialEq, Eq)]
-    pub struct CollatorInputs {
-        /// `x` `[B, N, 9]`.
-        pub x: Vec<i64>,
-        /// `in_degree` (= `out_degree`) `[B, N]`.
-        pub in_degree: Vec<i64>,
-        /// `spatial_pos` `[B, N, N]` (SPD + 1, unreachable 511, padding 0).
-        pub spatial_pos: Vec<i64>,
-        /// `edge_input` `[B, N, N, M, 3]`.
-        pub edge_input: Vec<i64>,
-        /// `node_type_edge` `[B, N, N, 2]`.
-        pub node_type_edge: Vec<i64>,
-        /// `[B, N + 1, N + 1]` where the collator's `attn_bias` is `-inf`: padded keys,
-        /// and pairs `spatial_pos_max`+ bonds apart or in different fragments.
-        pub masked: Vec<bool>,
-    }
-
-    /// `data` (padded by [`mol_featurize::pad_graphormer_batch`]) as the original
-    /// collator would have built it for `model`'s tables.
-    pub fn collator_inputs(
-        model: &TransformerM,
-        data: &mol_featurize::GraphormerBatchData,
-    ) -> CollatorInputs {
-        let (b, n) = (data.batch, data.atoms);
-        let map = |v: &[i64], f: fn(&TransformerM, usize) -> usize| -> Vec<i64> {
-            v.iter().map(|&r| f(model, r as usize) as i64).collect()
-        };
-        let mut node_type_edge = Vec::with_capacity(b * n * n * 2);
-        let mut masked = vec![false; b * (n + 1) * (n + 1)];
-        for g in 0..b {
-            for i in 0..n {
-                for j in 0..n {
-                    let (mut ti, mut tj) = (data.atom_type[g * n + i], data.atom_type[g * n + j]);
-                    if ti == 0 || tj == 0 {
-                        (ti, tj) = (0, 0);
-                    }
-                    node_type_edge.push(type_row_i(model, ti as usize) as i64);
-                    node_type_edge.push(type_row_j(model, tj as usize) as i64);
-                    let far =
-                        data.spatial_index[(g * n + i) * n + j] as usize > model.spatial_pos_max;
-                    masked[(g * (n + 1) + i + 1) * (n + 1) + j + 1] =
-                        far || data.padding[g * n + j];
-                }
-            }
-            for j in 0..n {
-                masked[g * (n + 1) * (n + 1) + j + 1] = data.padding[g * n + j];
-            }
-        }
-        CollatorInputs {
-            x: map(&data.atom_index, atom_row),
-            in_degree: data.degree_index.clone(),
-            spatial_pos: map(&data.spatial_index, spatial_row),
-            edge_input: map(&data.edge_index, bond_row),
-            node_type_edge,
-            masked,
-        }
-    }
+    /// The original tensor flattened into our shape (the same number of values).
+    Reshape(String),
 }
 
 /// A checkpoint tensor as f32 values and its shape.
@@ -188,7 +73,7 @@ impl TransformerM {
     /// with its source in an original checkpoint. Parts the model lacks (pre-LN norms,
     /// no denoising head) are skipped by the loader.
     pub fn original_key_map(&self) -> Vec<(String, Source)> {
-        use original_layout::{atom_row, bond_row, spatial_row, type_row_i, type_row_j};
+        use super::original_layout::{atom_row, bond_row, spatial_row, type_row_i, type_row_j};
         let same = |ours: &str, theirs: &str| (ours.to_string(), Source::Same(theirs.into()));
         let rows = |ours: &str, theirs: &str, pick: fn(&TransformerM, usize) -> usize| {
             (ours.to_string(), Source::Rows(theirs.into(), pick))
@@ -229,8 +114,14 @@ impl TransformerM {
                 "bias_encoder.virtual_distance",
                 "molecule_attn_bias.graph_token_virtual_distance.weight",
             ),
-            leading("gaussian.means", "molecule_3d_bias.gbf.means.weight"),
-            leading("gaussian.stds", "molecule_3d_bias.gbf.stds.weight"),
+            (
+                "gaussian.means".into(),
+                Source::Reshape("molecule_3d_bias.gbf.means.weight".into()),
+            ),
+            (
+                "gaussian.stds".into(),
+                Source::Reshape("molecule_3d_bias.gbf.stds.weight".into()),
+            ),
             rows(
                 "gaussian.mul_i.weight",
                 "molecule_3d_bias.gbf.mul.weight",
@@ -310,13 +201,14 @@ impl TransformerM {
     /// Loads an original Transformer-M checkpoint (lsj2408/Transformer-M, fairseq
     /// state dict): a `.safetensors` file with its names, or the `.pt` checkpoint
     /// itself (its `model` entry, or a bare state dict). Tables are re-indexed into
-    /// ours ([`original_layout`]); the in- and out-degree tables are summed. The model
+    /// ours ([`super::original_layout`]); the in- and out-degree tables are summed. The model
     /// must be post-LN ([`super::LayerNormPlacement::Post`]) with the checkpoint's
     /// sizes; a denoising head is loaded when the model has one (a checkpoint without
     /// `atom_proc` loads into a model built without it).
     ///
     /// # Errors
-    /// [`LoadError::Read`] for unreadable files; [`LoadError::Mismatch`] for tensors the
+    /// [`LoadError::Read`] for unreadable files and for pre-LN models;
+    /// [`LoadError::Mismatch`] for tensors the
     /// model needs and the file lacks, file tensors the model has no place for (the
     /// original's optional extra tables, e.g. `proj_out`, are reported), and shapes that
     /// differ from the model's.
@@ -326,7 +218,18 @@ impl TransformerM {
             path: shown.clone(),
             reason,
         };
+        if self.final_layer_norm.is_some() {
+            return Err(read_err(
+                "original checkpoints are post-LN: build the model with \
+                 LayerNormPlacement::Post"
+                    .into(),
+            ));
+        }
         let file = read_all(path).map_err(read_err)?;
+        // The original always builds its denoising head; a model without one skips it.
+        let skipped = |k: &str| {
+            self.denoise_head.is_none() && k.starts_with(&format!("{ORIGINAL_PREFIX}atom_proc."))
+        };
         let full = |name: &str| match name.strip_prefix("../") {
             Some(head) => format!("encoder.{head}"),
             None => format!("{ORIGINAL_PREFIX}{name}"),
@@ -341,7 +244,9 @@ impl TransformerM {
                 continue; // a part this model does not have (pre-LN norms, no head)
             };
             let keys = match &source {
-                Source::Same(k) | Source::Leading(k) | Source::Rows(k, _) => vec![full(k)],
+                Source::Same(k) | Source::Leading(k) | Source::Reshape(k) | Source::Rows(k, _) => {
+                    vec![full(k)]
+                }
                 Source::SumRows(a, b) => vec![full(a), full(b)],
             };
             if let Some(k) = keys.iter().find(|k| !file.contains_key(*k)) {
@@ -366,7 +271,7 @@ impl TransformerM {
         }
         let unexpected: Vec<String> = file
             .keys()
-            .filter(|k| !used.contains(*k))
+            .filter(|k| !used.contains(*k) && !skipped(k))
             .cloned()
             .collect();
         if !missing.is_empty() || !unexpected.is_empty() || !mismatched.is_empty() {
@@ -406,10 +311,13 @@ fn build(
     file: &BTreeMap<String, Loaded>,
     keys: &[String],
 ) -> Loaded {
-    let width = |t: &Loaded| t.shape.iter().skip(1).product::<usize>().max(1);
     let rows = |t: &Loaded, pick: &dyn Fn(usize) -> usize| {
-        let w = width(t);
+        // A 1-D table has width 1 (the empty product); a zero-width table width 0.
+        let w: usize = t.shape.iter().skip(1).product();
         let n = t.shape.first().copied().unwrap_or(0);
+        if t.values.len() != n * w {
+            return None;
+        }
         let mut values = Vec::with_capacity(want[0] * w);
         for r in 0..want[0] {
             let o = pick(r);
@@ -432,9 +340,10 @@ fn build(
             shape: first.shape.clone(),
             values: first.values.clone(),
         },
-        Source::Leading(_) => {
+        Source::Leading(_) | Source::Reshape(_) => {
             let count: usize = want.iter().product();
-            if first.values.len() < count {
+            let exact = matches!(source, Source::Reshape(_));
+            if first.values.len() < count || (exact && first.values.len() != count) {
                 return wrong();
             }
             Loaded {
@@ -485,14 +394,18 @@ fn read_all(path: &Path) -> Result<BTreeMap<String, Loaded>, String> {
             .collect()
     };
     if is_pt {
+        // A fairseq checkpoint holds the state dict under `model`; a bare state dict is
+        // read whole. When both fail, both reasons are reported.
         let mut store = PytorchStore::from_file(path).with_top_level_key("model");
-        if let Ok(all) = store.get_all_tensors()
-            && !all.is_empty()
-        {
-            return convert(all);
-        }
+        let under_model = match store.get_all_tensors() {
+            Ok(all) if !all.is_empty() => return convert(all),
+            Ok(_) => "no tensors under `model`".to_string(),
+            Err(e) => e.to_string(),
+        };
         let mut store = PytorchStore::from_file(path);
-        let all = store.get_all_tensors().map_err(|e| e.to_string())?;
+        let all = store.get_all_tensors().map_err(|e| {
+            format!("not a fairseq checkpoint ({under_model}) nor a state dict ({e})")
+        })?;
         convert(all)
     } else {
         let mut store = SafetensorsStore::from_file(path);

@@ -22,17 +22,24 @@
 //! `AtomTaskHead`: attention with the full pair bias, each weight times the unit vector
 //! `(r_j - r_i)/|r_j - r_i|`, and one biased projection per axis.
 //!
-//! Named options that differ from the original, each with its reason:
-//! - [`LayerNormPlacement::Pre`]: pre-LN layers with a final LayerNorm and no embedding
-//!   LayerNorm (stabler without warm-up; the original is post-LN);
+//! What differs from the original, each with its reason (docs/TRANSFORMER_M.md has the
+//! full table):
+//! - [`LayerNormPlacement::Pre`], an option: pre-LN layers with a final LayerNorm and no
+//!   embedding LayerNorm (stabler without warm-up; the original is post-LN);
 //! - channels are switched per molecule ([`Mode`]), so one batch mixes molecules with and
 //!   without coordinates; the original decides 3D per batch at inference (all-zero
-//!   positions mean no 3D).
+//!   positions mean no 3D);
+//! - shortest paths through atom 0 keep atom 0 (the original's `algos.pyx` drops it and
+//!   reads the pair as bonded), a reference bug fixed on purpose;
+//! - degrees above `max_degree` (8) share one row (the original has rows up to 511);
+//! - `num_targets > 1` keeps the head's shape with one biased output per target (the
+//!   original's head has a single output).
 //!
 //! One file per part: [`config`] (configuration and initialisation), [`mode`], [`batch`],
 //! [`encodings`] (atom and 2D bias encoders), [`gaussian`] (3D channel), [`encoder`]
 //! (one layer), [`heads`], [`model`] (the assembled forward pass), [`loader`]
-//! (checkpoints in our names and in the original fairseq names).
+//! (checkpoints in our names and in the original fairseq names), [`original_layout`]
+//! (the original's table indices).
 
 pub mod batch;
 pub mod config;
@@ -43,6 +50,7 @@ pub mod heads;
 pub mod loader;
 pub mod mode;
 pub mod model;
+pub mod original_layout;
 #[cfg(test)]
 mod tests;
 
@@ -60,6 +68,11 @@ pub use model::{Embedded, EncoderOutput, TransformerM};
 pub const LAYER_NORM_EPS: f64 = 1e-5;
 /// Added to `|sigma_k|` in the Gaussian basis (original `GaussianLayer`: `+ 1e-2`).
 pub const GAUSSIAN_STD_EPS: f64 = 0.01;
+/// The value of pi in the Gaussian normaliser `sqrt(2 pi) s_k`: the original's
+/// `gaussian()` hard-codes 3.14159 (a relative difference of 8e-7 from pi, kept so
+/// that loaded checkpoints give the original's numbers).
+#[allow(clippy::approx_constant)] // the original's truncated value, on purpose
+pub const GAUSSIAN_PI: f64 = 3.14159;
 /// Added to pair distances before normalising `r_j - r_i` (original `1e-5`).
 pub const DELTA_POS_EPS: f64 = 1e-5;
 /// Scale of the 3D atom feature added to the atom embeddings (original

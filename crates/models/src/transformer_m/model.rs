@@ -106,8 +106,9 @@ impl TransformerM {
 
     /// The 3D channel: the Gaussian features `[B, N, N, K]` zeroed where `j` is padding
     /// (as the original masks them before summing over `j`), the pair bias
-    /// `[B, H, N, N]` (from the unmasked features), and the unit vectors `[B, N, N, 3]`. Padded query rows keep the original's values, so even padded
-    /// positions match it.
+    /// `[B, H, N, N]` (from the unmasked features), and the unit vectors `[B, N, N, 3]`.
+    /// Padded query rows keep the original's values (for a loaded checkpoint even
+    /// padded positions match it).
     pub fn channel_3d(&self, batch: &TransformerMBatch) -> (Tensor<4>, Tensor<4>, Tensor<4>) {
         let [b, n] = batch.padding.dims();
         let (dist, unit) = geometry(batch.coordinates.clone());
@@ -183,7 +184,8 @@ impl TransformerM {
         }
     }
 
-    /// Runs the encoder.
+    /// Runs the encoder: [`TransformerM::embed`], the layers, and the final LayerNorm of
+    /// pre-LN models. Output states `[B, N + 1, d]`, graph token first.
     pub fn encode(&self, batch: &TransformerMBatch) -> EncoderOutput {
         let e = self.embed(batch);
         let mut x = e.states;
@@ -246,7 +248,11 @@ impl TransformerM {
         })
     }
 
-    /// Predicted coordinate noise `[B, N, 3]`, or `None` without a denoising head.
+    /// Predicted coordinate noise `[B, N, 3]` (padded atoms included), or `None`
+    /// without a denoising head. For a molecule whose 3D channel is off the unit
+    /// vectors are zero, so its rows are the three projections' biases (the original
+    /// returns no output for a batch without coordinates, and zeroes molecules that are
+    /// not 3D-only in its training loss).
     pub fn denoise(&self, out: &EncoderOutput) -> Option<Tensor<3>> {
         let head = self.denoise_head.as_ref()?;
         let [b, t, d] = out.states.dims();

@@ -105,3 +105,21 @@ fn original_checkpoint_for_another_size_is_a_mismatch_naming_the_tensors() {
         other => panic!("expected a mismatch, got {other}"),
     }
 }
+
+#[test]
+fn original_checkpoint_loads_without_the_denoising_head_but_not_into_pre_ln() {
+    let _rng = crate::rng_shared();
+    let weights = parity("transformer_m_original_weights.safetensors");
+    let no_head = config()
+        .with_denoising_head(false)
+        .init(&Device::flex())
+        .load_original(&weights)
+        .unwrap();
+    assert!(no_head.denoise_head.is_none());
+    let err = config()
+        .with_layer_norm(models::transformer_m::LayerNormPlacement::Pre)
+        .init(&Device::flex())
+        .load_original(&weights)
+        .unwrap_err();
+    assert!(err.to_string().contains("post-LN"), "{err}");
+}

@@ -8,7 +8,7 @@ use models::MatConfig;
 use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::{ConformerOptions, MatFeaturizer};
 use train::predict::predict_smiles;
-use train::{RunControl, RunSpec, SplitSpec, Task, TrainError, TrainOptions, train_run};
+use train::{RunControl, RunKind, RunSpec, SplitSpec, Task, TrainError, TrainOptions, train_run};
 
 fn datasets() -> PathBuf {
     std::env::var_os("MOLATTN_DATA")
@@ -36,6 +36,7 @@ fn subset_csv(dataset: &str, n: usize, extra: &[&str], dir: &Path) -> PathBuf {
 
 fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -> RunSpec {
     RunSpec {
+        kind: RunKind::Mat,
         data,
         smiles_column: "smiles".into(),
         delimiter: ',',

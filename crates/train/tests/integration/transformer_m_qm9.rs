@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use burn::tensor::Device;
 use models::transformer_m::{Mode, TransformerMConfig};
 use mol_featurize::{ConformerOptions, Molecule, conformer};
-use train::ModeProbabilities;
 use train::TrainOptions;
 use train::qm9::{Qm9, convert_qm9_csv};
 use train::transformer_m::{
     PretrainSpec, Qm9Subset, TmRunSpec, pretrain_denoising, train_transformer_m,
 };
+use train::{ModeProbabilities, RunKind};
 
 const SMILES: [&str; 40] = [
     "C", "N", "O", "CC", "CO", "CN", "C=O", "C#N", "CCC", "CCO", "CC=O", "CC#N", "COC", "CNC",
@@ -110,6 +110,7 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
 
     // Fine-tuning from the pretrained model in 3D mode.
     let spec = TmRunSpec {
+        kind: RunKind::TransformerM,
         data: Qm9Subset {
             dataset: data.clone(),
             limit: None,

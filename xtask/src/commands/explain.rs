@@ -31,3 +31,39 @@ pub fn run(
     }
     Ok(dirs)
 }
+
+/// Flags of `explain`.
+#[derive(clap::Args)]
+pub struct ExplainArgs {
+    /// Training run directory (MAT or Transformer-M).
+    #[arg(long)]
+    pub run: PathBuf,
+    /// One or more SMILES.
+    #[arg(long, required = true)]
+    pub smiles: Vec<String>,
+    /// Layer to draw (default: the last).
+    #[arg(long)]
+    pub layer: Option<usize>,
+    /// Head to draw (default: the mean of the heads).
+    #[arg(long)]
+    pub head: Option<usize>,
+    /// Output folder (one `mol-<k>` folder per SMILES).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Runs `explain` on the CPU.
+///
+/// # Errors
+/// As [`run`].
+pub fn run_args(args: ExplainArgs) -> Result<()> {
+    run(
+        &args.run,
+        &args.smiles,
+        args.layer,
+        args.head,
+        &args.out,
+        &Device::flex(),
+    )
+    .map(|_| ())
+}

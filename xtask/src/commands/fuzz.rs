@@ -202,3 +202,43 @@ fn record_failure(
         .push((failure.kind().to_string(), failure.to_string(), path));
     Ok(())
 }
+
+/// Flags of `fuzz`.
+#[derive(clap::Args)]
+pub struct FuzzArgs {
+    /// Time budget in minutes.
+    #[arg(long, default_value_t = 1.0)]
+    pub minutes: f64,
+    /// RNG seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Longest one input may take, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub input_seconds: f64,
+    /// Folder with MAT's dataset CSVs (default: $MOLATTN_DATA, else ../shared/datasets).
+    #[arg(long)]
+    pub datasets: Option<PathBuf>,
+    /// Output folder.
+    #[arg(long, default_value = "runs/fuzz")]
+    pub out: PathBuf,
+}
+
+/// Runs `fuzz` on MAT's three datasets' SMILES as seeds.
+///
+/// # Errors
+/// Missing datasets, unwritable output, or failures found.
+pub fn run_args(args: FuzzArgs) -> Result<()> {
+    let dir = super::common::datasets_dir(args.datasets)?;
+    let mut seeds = Vec::new();
+    for name in ["esol", "freesolv", "bbbp"] {
+        seeds.extend(train::data::read_smiles_csv(
+            &dir.join(format!("{name}/{name}.csv")),
+            "smiles",
+        )?);
+    }
+    let budget = std::time::Duration::from_secs_f64(args.input_seconds);
+    if !run(seeds, args.minutes, args.seed, budget, &args.out)? {
+        anyhow::bail!("fuzz found failures (see {})", args.out.display());
+    }
+    Ok(())
+}

@@ -1,78 +1,16 @@
-//! `cargo xtask data qm9`, `cargo xtask train --model transformer-m`, `cargo xtask
-//! pretrain`: QM9 download and conversion, Transformer-M training and denoising
-//! pretraining.
+//! `cargo xtask train --model transformer-m` and `cargo xtask pretrain`: Transformer-M
+//! training on QM9 and denoising pretraining (flags, presets, `--init-from`).
 
 use std::path::{Path, PathBuf};
 
-use crate::data_cmd::{Wheel, extract, fetch_wheel};
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use burn::tensor::Device;
-use models::transformer_m::{Mode, TransformerMConfig};
+use models::transformer_m::{LayerNormPlacement, Mode, TransformerMConfig};
 use train::ModeProbabilities;
 use train::TrainOptions;
-use train::qm9::{INDEX_FILE, Qm9, convert_qm9_csv};
 use train::transformer_m::{
-    PretrainSpec, Qm9Subset, TmRunSpec, pretrain_denoising, train_transformer_m,
+    PretrainSpec, Qm9Subset, TmRunSpec, pretrain_denoising, resolve_init_from, train_transformer_m,
 };
-
-/// The pinned `qm9pack` release (MIT license; 130,831 molecules as CSV with XYZ).
-const QM9PACK: Wheel = Wheel {
-    requirement: "qm9pack==1.0.3",
-    file: "qm9pack-1.0.3-py3-none-any.whl",
-    sha256: "1d88c2988007c6778e717ee3224cf511bd60e10732ebe3b7ed500ea5af05c9f0",
-};
-/// CSV parts inside the wheel, in order.
-const PARTS: [&str; 3] = [
-    "qm9pack/data/qm9_part1.csv",
-    "qm9pack/data/qm9_part2.csv",
-    "qm9pack/data/qm9_part3.csv",
-];
-
-/// The cache root: `--cache`, else `$MOLATTN_CACHE`, else `$XDG_CACHE_HOME/molattn`,
-/// else `~/.cache/molattn`.
-pub fn cache_dir(given: Option<PathBuf>) -> PathBuf {
-    given
-        .or_else(mol_featurize::cache::default_cache_dir)
-        .unwrap_or_else(|| PathBuf::from(".cache/molattn"))
-}
-
-/// Downloads (pip), verifies and converts QM9 once; returns the converted directory.
-pub fn data_qm9(cache: Option<PathBuf>, force: bool) -> Result<PathBuf> {
-    let dir = cache_dir(cache).join("qm9");
-    if dir.join(INDEX_FILE).exists() && !force {
-        let qm9 = Qm9::load(&dir)?;
-        println!(
-            "QM9 ready in {}: {} molecules ({} of {} rows skipped), source {}",
-            dir.display(),
-            qm9.len(),
-            qm9.index.skipped.len(),
-            qm9.index.n_rows,
-            qm9.index.source
-        );
-        return Ok(dir);
-    }
-    let wheel = fetch_wheel(&QM9PACK, &dir.join("download"))?;
-    let raw = dir.join("raw");
-    extract(&wheel, &PARTS, &raw)?;
-    let parts: Vec<PathBuf> = PARTS.iter().map(|p| raw.join(p)).collect();
-    println!("converting {} CSV parts", parts.len());
-    let t0 = std::time::Instant::now();
-    let index = convert_qm9_csv(
-        &parts,
-        &dir,
-        &format!("{} sha256 {}", QM9PACK.file, QM9PACK.sha256),
-    )?;
-    std::fs::remove_dir_all(&raw).ok();
-    println!(
-        "QM9: {} of {} molecules kept in {} ({:.0} s); skipped by reason: {:?}",
-        index.smiles.len(),
-        index.n_rows,
-        dir.display(),
-        t0.elapsed().as_secs_f64(),
-        index.skipped_by_reason
-    );
-    Ok(dir)
-}
 
 /// Training modes on the command line.
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -104,6 +42,20 @@ pub struct TmSizeArgs {
     /// Gaussian kernels K (overrides the preset).
     #[arg(long)]
     pub kernels: Option<usize>,
+    /// LayerNorm placement: `post` is the original Transformer-M (embedding LayerNorm,
+    /// LayerNorm after each residual sum); `pre` normalises before each block and after
+    /// the last layer (docs/TRANSFORMER_M.md).
+    #[arg(long, value_enum, default_value = "post")]
+    pub layer_norm: LayerNormArg,
+}
+
+/// `--layer-norm` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum LayerNormArg {
+    /// The original's post-LN.
+    Post,
+    /// Pre-LN with a final LayerNorm.
+    Pre,
 }
 
 impl TmSizeArgs {
@@ -136,6 +88,10 @@ pub fn tm_config(base: bool, size: &TmSizeArgs) -> TransformerMConfig {
     if let Some(v) = size.kernels {
         c.num_kernels = v;
     }
+    c.layer_norm = match size.layer_norm {
+        LayerNormArg::Post => LayerNormPlacement::Post,
+        LayerNormArg::Pre => LayerNormPlacement::Pre,
+    };
     c
 }
 
@@ -171,57 +127,23 @@ pub fn train_tm(args: TmTrain, device: &Device) -> Result<()> {
         ModeArg::Both => (ModeProbabilities::fixed(Mode::Both), Mode::Both),
         ModeArg::Mixed => (ModeProbabilities::new(), Mode::Both),
     };
-    // --init-from: a pretraining run directory (its pretrain.json gives the model
-    // configuration) or a model file (the configuration must be given to match).
-    let mut model = args.model;
-    let init_from = match args.init_from {
-        None => None,
-        Some(p) if p.is_dir() => {
-            let file = p.join("pretrained_model.bpk");
-            let spec_path = p.join("pretrain.json");
-            if !file.exists() || !spec_path.exists() {
-                bail!(
-                    "{}: not a pretraining run (expected pretrained_model.bpk and pretrain.json from `cargo xtask pretrain`)",
-                    p.display()
-                );
-            }
-            let pre: PretrainSpec = serde_json::from_str(&std::fs::read_to_string(&spec_path)?)
-                .with_context(|| format!("{}: not a pretraining spec", spec_path.display()))?;
-            let size = |c: &TransformerMConfig| {
-                (
-                    c.num_layers,
-                    c.d_model,
-                    c.ffn_dim,
-                    c.num_heads,
-                    c.num_kernels,
-                )
-            };
-            if args.size_given && size(&pre.model) != size(&model) {
-                bail!(
-                    "{}: pretrained with (layers, d_model, ffn, heads, kernels) = {:?}, but this run asks for {:?}; drop the size flags to use the pretrained size",
-                    p.display(),
-                    size(&pre.model),
-                    size(&model)
-                );
-            }
+    let (init_from, model) = match &args.init_from {
+        None => (None, args.model),
+        Some(p) => {
+            let (file, model) = resolve_init_from(p, args.model, args.size_given)?;
             println!(
                 "initialising from {} (layers {}, d_model {}, heads {}, kernels {})",
                 file.display(),
-                pre.model.num_layers,
-                pre.model.d_model,
-                pre.model.num_heads,
-                pre.model.num_kernels
+                model.num_layers,
+                model.d_model,
+                model.num_heads,
+                model.num_kernels
             );
-            model = pre.model.with_num_targets(model.num_targets);
-            Some(file)
+            (Some(file), model)
         }
-        Some(p) if p.is_file() => {
-            println!("initialising from {}", p.display());
-            Some(p)
-        }
-        Some(p) => bail!("--init-from {}: no such file or directory", p.display()),
     };
     let spec = TmRunSpec {
+        kind: train::RunKind::TransformerM,
         data: Qm9Subset {
             dataset: args.dataset,
             limit: args.limit,

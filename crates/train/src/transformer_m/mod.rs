@@ -17,7 +17,6 @@ use std::time::Instant;
 
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::prelude::*;
-use burn::tensor::Distribution;
 use models::transformer_m::{Mode, TransformerM, TransformerMBatch, TransformerMConfig};
 use mol_featurize::graphormer::{GraphormerFeatures, featurize};
 use mol_featurize::{Molecule, pad_graphormer_batch};
@@ -28,13 +27,20 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::write_json;
-use crate::denoising::denoising_loss;
 use crate::error::TrainError;
 use crate::metrics::mae;
 use crate::mode_sampling::ModeProbabilities;
 use crate::qm9::{HARTREE_EV, Qm9};
+use crate::run_kind::RunKind;
+use crate::run_spec::TrainOptions;
 use crate::splits::random_split;
-use crate::trainer::TrainOptions;
+
+/// Warm-up share of the linear schedule of supervised Transformer-M runs (6% of the
+/// steps, as the original's fine-tuning scripts: `warmup_updates` / `total_num_update`).
+pub const WARMUP_FRACTION: f64 = 0.06;
+
+mod pretrain;
+pub use pretrain::{PretrainSpec, PretrainSummary, pretrain_denoising, resolve_init_from};
 
 /// Which QM9 molecules a run uses.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -66,6 +72,10 @@ impl Qm9Subset {
 /// Everything that defines a Transformer-M training run (`run.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TmRunSpec {
+    /// Always [`RunKind::TransformerM`]: tells run directories apart
+    /// ([`crate::run_kind`]).
+    #[serde(default = "RunKind::transformer_m")]
+    pub kind: RunKind,
     /// Molecules.
     pub data: Qm9Subset,
     /// Target column (qm9pack name, e.g. `HOMO_LUMO_gap_au`).
@@ -91,6 +101,28 @@ pub struct TmRunSpec {
 }
 
 impl TmRunSpec {
+    /// Reads `run.json` of a Transformer-M run directory.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] if missing, malformed, or another kind of run.
+    pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
+        let path = run_dir.join("run.json");
+        if crate::run_kind(run_dir)? != RunKind::TransformerM {
+            return Err(TrainError::Checkpoint {
+                path,
+                reason: "a MAT run, not a Transformer-M run".into(),
+            });
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
+            path,
+            reason: e.to_string(),
+        })
+    }
+
     /// The run's best model (`run_dir/best_model.bpk`) on `device`.
     ///
     /// # Errors
@@ -154,7 +186,7 @@ pub struct TmSummary {
 /// Featurized molecules of `subset` (in its order) with their dataset rows. Molecules
 /// that fail are written with their reasons to `run_dir/skipped.json` and counted (the
 /// second value); the first is printed.
-fn featurize_subset(
+pub(crate) fn featurize_subset(
     qm9: &Qm9,
     subset: &Qm9Subset,
     max_hops: usize,
@@ -399,142 +431,6 @@ pub fn train_transformer_m(
         "epoch",
         &[(&train_curve, "train L1"), (&valid_curve, "valid MAE")],
         "L1 / std",
-    )?;
-    Ok(summary)
-}
-
-/// Settings of denoising pretraining (`pretrain.json`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PretrainSpec {
-    /// Molecules.
-    pub data: Qm9Subset,
-    /// Model (its denoising head is trained; the regression head is untouched).
-    pub model: TransformerMConfig,
-    /// Optimisation steps.
-    pub steps: usize,
-    /// Molecules per step.
-    pub batch_size: usize,
-    /// Peak learning rate.
-    pub learning_rate: f64,
-    /// Warm-up steps (then linear decay).
-    pub warmup_steps: usize,
-    /// Standard deviation of the coordinate noise (Angstrom).
-    pub noise_std: f64,
-    /// Seed.
-    pub seed: u64,
-}
-
-/// Result of [`pretrain_denoising`] (`pretrain_metrics.json`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PretrainSummary {
-    /// Loss (1 - cos) per step.
-    pub loss: Vec<f64>,
-    /// Mean loss over the first 10% of steps.
-    pub loss_start: f64,
-    /// Mean loss over the last 10% of steps.
-    pub loss_end: f64,
-    /// Molecules used.
-    pub n_molecules: usize,
-    /// Seconds.
-    pub seconds: f64,
-}
-
-/// 3D position-denoising pretraining in [`Mode::ThreeD`]: writes `pretrain.json`,
-/// `skipped.json` (molecules that could not be featurized, with reasons),
-/// `pretrained_model.bpk` (load with `TmRunSpec::init_from` and the same model
-/// configuration), `pretrain_metrics.json` and `pretrain_loss.png`.
-///
-/// # Errors
-/// Dataset or I/O errors; a configuration without a denoising head.
-pub fn pretrain_denoising(
-    spec: &PretrainSpec,
-    run_dir: &Path,
-    progress: bool,
-    device: &Device,
-) -> Result<PretrainSummary, TrainError> {
-    if !spec.model.denoising_head {
-        return Err(TrainError::Invalid(
-            "denoising pretraining needs denoising_head = true".into(),
-        ));
-    }
-    std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
-    write_json(&run_dir.join("pretrain.json"), spec)?;
-    let qm9 = Qm9::load(&spec.data.dataset)?;
-    let (features, _) = featurize_subset(&qm9, &spec.data, spec.model.limits.max_hops, run_dir)?;
-    if features.is_empty() {
-        return Err(TrainError::Invalid("no molecule to pretrain on".into()));
-    }
-    let ad = device.clone().autodiff();
-    ad.seed(spec.seed);
-    let mut model = spec.model.init(&ad);
-    let mut optim = AdamConfig::new().init();
-    let mut rng = StdRng::seed_from_u64(spec.seed);
-    let mut order: Vec<usize> = Vec::new();
-    let mut losses = Vec::with_capacity(spec.steps);
-    let started = Instant::now();
-    for step in 1..=spec.steps {
-        if order.len() < spec.batch_size {
-            let mut epoch: Vec<usize> = (0..features.len()).collect();
-            epoch.shuffle(&mut rng);
-            order.extend(epoch);
-        }
-        let chunk: Vec<usize> = order.drain(..spec.batch_size.min(order.len())).collect();
-        let feats: Vec<&GraphormerFeatures> = chunk.iter().map(|&i| &features[i].1).collect();
-        let data = pad_graphormer_batch(&feats, &spec.model.limits).map_err(TrainError::Invalid)?;
-        let batch = TransformerMBatch::from_data(&data, &vec![Mode::ThreeD; chunk.len()], &ad);
-        let [b, n] = batch.padding.dims();
-        let real = batch.padding.clone().bool_not().float().reshape([b, n, 1]);
-        let noise =
-            Tensor::<3>::random([b, n, 3], Distribution::Normal(0.0, spec.noise_std), &ad) * real;
-        let noisy = batch.coordinates.clone() + noise.clone();
-        let batch = batch.with_coordinates(noisy);
-        let out = model.encode(&batch);
-        let predicted = model
-            .denoise(&out)
-            .expect("checked: denoising head present");
-        let loss = denoising_loss(predicted, noise, batch.padding.clone());
-        let value = loss.clone().into_scalar::<f32>() as f64;
-        losses.push(value);
-        let grads = GradientsParams::from_grads(loss.backward(), &model);
-        let lr = warmup_linear(step, spec.warmup_steps, spec.steps, spec.learning_rate);
-        model = optim.step(lr, model, grads);
-        if progress && (step % 25 == 0 || step == 1 || step == spec.steps) {
-            eprintln!(
-                "step {step:>4}  denoising loss {value:.4}  {:.0}s",
-                started.elapsed().as_secs_f64()
-            );
-        }
-    }
-    let path = run_dir.join("pretrained_model.bpk");
-    model
-        .valid()
-        .save_file(&path)
-        .map_err(|e| TrainError::Checkpoint {
-            path: path.clone(),
-            reason: format!("{e:?}"),
-        })?;
-    let tenth = (losses.len() / 10).max(1);
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let smooth: Vec<f64> = (0..losses.len())
-        .map(|i| mean(&losses[i.saturating_sub(tenth - 1)..=i]))
-        .collect();
-    let summary = PretrainSummary {
-        loss_start: mean(&losses[..tenth]),
-        loss_end: mean(&losses[losses.len() - tenth..]),
-        loss: losses.clone(),
-        n_molecules: features.len(),
-        seconds: started.elapsed().as_secs_f64(),
-    };
-    write_json(&run_dir.join("pretrain_metrics.json"), &summary)?;
-    crate::plot::curves(
-        &run_dir.join("pretrain_loss.png"),
-        "Transformer-M 3D denoising pretraining on QM9: 1 - cos",
-        "step",
-        &[
-            (&losses, "per step"),
-            (&smooth, &format!("mean of last {tenth}")),
-        ],
-        "1 - cos(predicted, noise)",
     )?;
     Ok(summary)
 }

@@ -1,0 +1,81 @@
+//! What a MAT training run reports: per-part metrics, the per-epoch history and the
+//! summary written as `metrics.json`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::run_spec::Task;
+
+/// Metrics of one part (train, valid or test), in the targets' units.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PartMetrics {
+    /// Molecules evaluated.
+    pub n: usize,
+    /// RMSE (regression), averaged over targets.
+    pub rmse: Option<f64>,
+    /// MAE (regression), averaged over targets.
+    pub mae: Option<f64>,
+    /// ROC-AUC (classification), averaged over targets.
+    pub roc_auc: Option<f64>,
+}
+
+/// One epoch of the learning curve.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EpochRecord {
+    /// 1-based epoch.
+    pub epoch: usize,
+    /// Mean training loss (MSE on standardised targets, or BCE).
+    pub train_loss: f64,
+    /// Validation loss, same definition.
+    pub valid_loss: f64,
+    /// Validation metric watched by early stopping (RMSE or ROC-AUC).
+    pub valid_metric: f64,
+    /// Learning rate at the end of the epoch.
+    pub learning_rate: f64,
+}
+
+/// What `metrics.json` holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrainSummary {
+    /// Task.
+    pub task: Task,
+    /// Units of RMSE/MAE: the targets' units.
+    pub units: String,
+    /// Test RMSE (regression).
+    pub test_rmse: Option<f64>,
+    /// Test MAE (regression).
+    pub test_mae: Option<f64>,
+    /// Test ROC-AUC (classification).
+    pub test_roc_auc: Option<f64>,
+    /// Validation RMSE (regression).
+    pub valid_rmse: Option<f64>,
+    /// Validation MAE (regression).
+    pub valid_mae: Option<f64>,
+    /// Validation ROC-AUC (classification).
+    pub valid_roc_auc: Option<f64>,
+    /// Per-part details.
+    pub train: PartMetrics,
+    /// Per-part details.
+    pub valid: PartMetrics,
+    /// Per-part details.
+    pub test: PartMetrics,
+    /// Epochs run (early stopping may end before the maximum).
+    pub epochs: usize,
+    /// Epoch whose weights were kept.
+    pub best_epoch: usize,
+    /// Wall-clock seconds of the training loop (resumed runs add up).
+    pub train_seconds: f64,
+    /// Wall-clock seconds of featurization.
+    pub featurize_seconds: f64,
+    /// Rows skipped: featurization failed or the label is missing (each listed with its
+    /// reason in `featurize_report.json`).
+    pub n_skipped: usize,
+    /// Rows whose label is missing or not a number (kinds `missing-label`, `bad-label`
+    /// in `featurize_report.json`, or noted after the featurization reason of a row that
+    /// failed both); not trained or evaluated on.
+    #[serde(default)]
+    pub n_unlabelled: usize,
+    /// Split rows dropped because their molecule was skipped, per part.
+    pub n_dropped_from_split: [usize; 3],
+    /// Model parameters.
+    pub n_params: usize,
+}

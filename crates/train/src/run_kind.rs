@@ -1,0 +1,74 @@
+//! Which model family a run directory holds, recorded as `kind` in its `run.json`.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::TrainError;
+
+/// The model family of a training run (`"kind"` in `run.json`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunKind {
+    /// MAT ([`crate::RunSpec`]).
+    Mat,
+    /// Transformer-M ([`crate::transformer_m::TmRunSpec`]).
+    TransformerM,
+}
+
+impl RunKind {
+    /// [`RunKind::Mat`] (serde default of MAT runs written before `kind` existed).
+    pub fn mat() -> Self {
+        RunKind::Mat
+    }
+
+    /// [`RunKind::TransformerM`] (serde default of Transformer-M runs written before
+    /// `kind` existed).
+    pub fn transformer_m() -> Self {
+        RunKind::TransformerM
+    }
+}
+
+/// The kind of the run in `run_dir`: its `run.json`'s `kind`; for runs written before
+/// that field, Transformer-M when the spec has an `eval_mode`, else MAT.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] when `run.json` is missing or not JSON.
+pub fn run_kind(run_dir: &Path) -> Result<RunKind, TrainError> {
+    let path = run_dir.join("run.json");
+    let checkpoint = |reason: String| TrainError::Checkpoint {
+        path: path.clone(),
+        reason,
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| checkpoint(e.to_string()))?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| checkpoint(e.to_string()))?;
+    match json.get("kind") {
+        Some(kind) => serde_json::from_value(kind.clone()).map_err(|e| checkpoint(e.to_string())),
+        None if json.get("eval_mode").is_some() => Ok(RunKind::TransformerM),
+        None => Ok(RunKind::Mat),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_field_wins_and_old_runs_are_told_apart_by_their_fields() {
+        let dir = std::env::temp_dir().join(format!("molattn-run-kind-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |text: &str| std::fs::write(dir.join("run.json"), text).unwrap();
+        write(r#"{"kind": "transformer-m"}"#);
+        assert_eq!(run_kind(&dir).unwrap(), RunKind::TransformerM);
+        write(r#"{"kind": "mat", "eval_mode": "both"}"#);
+        assert_eq!(run_kind(&dir).unwrap(), RunKind::Mat);
+        write(r#"{"eval_mode": "both"}"#);
+        assert_eq!(run_kind(&dir).unwrap(), RunKind::TransformerM);
+        write(r#"{"smiles_column": "smiles"}"#);
+        assert_eq!(run_kind(&dir).unwrap(), RunKind::Mat);
+        write("not json");
+        assert!(run_kind(&dir).is_err());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

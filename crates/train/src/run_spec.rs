@@ -1,0 +1,202 @@
+//! What defines a MAT training run (`run.json`): task, optimisation settings, split,
+//! featurizer and model configuration.
+
+use std::path::{Path, PathBuf};
+
+use burn::prelude::*;
+use models::{MatConfig, MatModel};
+use mol_featurize::MatFeaturizer;
+use serde::{Deserialize, Serialize};
+
+use crate::error::TrainError;
+use crate::run_kind::RunKind;
+
+/// Kind of prediction task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Task {
+    /// Real-valued targets; MSE loss; RMSE and MAE reported.
+    Regression,
+    /// Binary 0/1 targets; BCE-with-logits loss; ROC-AUC reported.
+    Classification,
+}
+
+impl Task {
+    /// The task a table's labels suggest: classification when every finite label is 0
+    /// or 1, regression otherwise (what chemprop users expect when no task is given).
+    pub fn from_labels(targets: &[Vec<f32>]) -> Task {
+        let binary = targets
+            .iter()
+            .flatten()
+            .filter(|v| v.is_finite())
+            .all(|v| *v == 0.0 || *v == 1.0);
+        if binary {
+            Task::Classification
+        } else {
+            Task::Regression
+        }
+    }
+}
+
+/// Warm-up share of MAT's Noam schedule (huggingmolecules' MAT recipe: 20% of the steps).
+pub const MAT_WARMUP_FRACTION: f64 = 0.2;
+
+/// Optimisation settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TrainOptions {
+    /// Maximum number of epochs.
+    pub epochs: usize,
+    /// Molecules per batch.
+    pub batch_size: usize,
+    /// Peak learning rate of the Noam schedule (reached at the end of warm-up).
+    pub learning_rate: f64,
+    /// Fraction of all steps spent warming up.
+    pub warmup_fraction: f64,
+    /// Stop after this many epochs without a validation improvement.
+    pub patience: usize,
+    /// Seed of initialisation, shuffling and dropout.
+    pub seed: u64,
+}
+
+impl Default for TrainOptions {
+    fn default() -> Self {
+        Self {
+            epochs: 100,
+            batch_size: 32,
+            learning_rate: 1e-3,
+            warmup_fraction: 0.2,
+            patience: 20,
+            seed: 0,
+        }
+    }
+}
+
+/// How the split is chosen.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitSpec {
+    /// A named split of a split file.
+    File {
+        /// The JSON split file.
+        path: PathBuf,
+        /// The split's name, e.g. `random-0`.
+        name: String,
+    },
+    /// Seeded random 80/10/10.
+    Random {
+        /// Seed.
+        seed: u64,
+    },
+    /// Bemis-Murcko scaffold 80/10/10.
+    Scaffold,
+}
+
+/// Everything that defines a training run; saved as `run.json` in the run directory
+/// and read back by prediction.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunSpec {
+    /// Always [`RunKind::Mat`]: tells run directories apart ([`crate::run_kind`]).
+    #[serde(default = "RunKind::mat")]
+    pub kind: RunKind,
+    /// Dataset CSV.
+    pub data: PathBuf,
+    /// SMILES column name.
+    pub smiles_column: String,
+    /// Field delimiter of `data` (`,` unless the user gave `--delimiter`).
+    #[serde(default = "default_delimiter")]
+    pub delimiter: char,
+    /// Target column names.
+    pub target_columns: Vec<String>,
+    /// Unit of the targets (e.g. `kcal/mol`), written into `metrics.json`; `None` when
+    /// not given (MAT's standardised CSVs are in units of one standard deviation).
+    #[serde(default)]
+    pub units: Option<String>,
+    /// Split.
+    pub split: SplitSpec,
+    /// Regression or classification.
+    pub task: Task,
+    /// Featurizer settings (d_atom must equal `model.d_atom`).
+    pub featurizer: MatFeaturizer,
+    /// Model hyper-parameters.
+    pub model: MatConfig,
+    /// Optimisation settings.
+    pub train: TrainOptions,
+    /// Regression targets are standardised with the training mean/std; filled in by
+    /// the run (empty before).
+    #[serde(default)]
+    pub target_mean: Vec<f32>,
+    /// See `target_mean`.
+    #[serde(default)]
+    pub target_std: Vec<f32>,
+    /// Reference PyTorch MAT state dict to fine-tune from (encoder and embedding are
+    /// loaded, the generator is not; see [`models::mat::LoadParts::EncoderOnly`]).
+    #[serde(default)]
+    pub pretrained: Option<PathBuf>,
+}
+
+fn default_delimiter() -> char {
+    ','
+}
+
+impl RunSpec {
+    /// Reads `run.json` of a MAT run directory.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] if missing, malformed, or another kind of run.
+    pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
+        let path = run_dir.join("run.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+        if crate::run_kind(run_dir)? != RunKind::Mat {
+            return Err(TrainError::Checkpoint {
+                path,
+                reason: "a Transformer-M run, not a MAT run".into(),
+            });
+        }
+        serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
+            path,
+            reason: e.to_string(),
+        })
+    }
+
+    /// Loads `best_model.bpk` of a run directory onto `device`.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] if it is missing or does not fit the configuration.
+    pub fn load_best_model(&self, run_dir: &Path, device: &Device) -> Result<MatModel, TrainError> {
+        let path = run_dir.join("best_model.bpk");
+        self.model
+            .init(device)
+            .try_load_file(&path)
+            .map_err(|e| TrainError::Checkpoint {
+                path,
+                reason: format!("{e:?}"),
+            })
+    }
+
+    /// Model outputs back to target units (identity for classification).
+    pub fn unscale(&self, raw: &[f32]) -> Vec<f32> {
+        raw.iter()
+            .enumerate()
+            .map(|(k, v)| {
+                v * self.target_std.get(k).copied().unwrap_or(1.0)
+                    + self.target_mean.get(k).copied().unwrap_or(0.0)
+            })
+            .collect()
+    }
+
+    /// Standardised targets `(y - mean) / std` per column (the inverse of
+    /// [`RunSpec::unscale`]).
+    pub(crate) fn scale(&self, target: &[f32]) -> Vec<f32> {
+        target
+            .iter()
+            .enumerate()
+            .map(|(k, v)| {
+                (v - self.target_mean.get(k).copied().unwrap_or(0.0))
+                    / self.target_std.get(k).copied().unwrap_or(1.0)
+            })
+            .collect()
+    }
+}

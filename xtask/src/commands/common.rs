@@ -1,0 +1,150 @@
+//! Flags and helpers shared by several commands: backend, coordinates, presets, dataset
+//! and cache folders, the repository root.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use burn::tensor::Device;
+use clap::ValueEnum;
+use mol_featurize::conformer::CoordinateMethod;
+use mol_featurize::{ConformerOptions, MatFeaturizer};
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DeviceArg {
+    /// Pure-Rust CPU backend.
+    Flex,
+    /// wgpu (Vulkan / Metal / lavapipe); needs a build with the `wgpu` feature.
+    Wgpu,
+    /// CUDA device 0; needs a build with the `cuda` feature.
+    Cuda,
+}
+
+impl DeviceArg {
+    /// The Burn device, or an error naming the cargo feature this binary was built without.
+    pub fn device(self) -> Result<Device> {
+        match self {
+            DeviceArg::Flex => Ok(Device::flex()),
+            #[cfg(feature = "wgpu")]
+            DeviceArg::Wgpu => Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)),
+            #[cfg(not(feature = "wgpu"))]
+            DeviceArg::Wgpu => Err(missing_feature("wgpu", "--device wgpu")),
+            #[cfg(feature = "cuda")]
+            DeviceArg::Cuda => Ok(Device::cuda(0)),
+            #[cfg(not(feature = "cuda"))]
+            DeviceArg::Cuda => Err(missing_feature("cuda", "--device cuda")),
+        }
+    }
+}
+
+/// The error for a command or option that this build left out to build faster: it names
+/// the cargo feature and the alias that builds it (docs/BUILD.md).
+#[allow(dead_code)] // unused when every optional feature is on
+pub fn missing_feature(feature: &str, what: &str) -> anyhow::Error {
+    let how = match feature {
+        "onnx" => "cargo xtask-onnx <command> (or cargo xtask-full)",
+        "wgpu" => "cargo xtask-full <command>",
+        _ => "cargo run -p xtask --features cuda -- <command> (README: Backends)",
+    };
+    anyhow::anyhow!(
+        "{what} needs the `{feature}` feature, which the default build leaves out to build \
+         faster; rebuild with it: {how}"
+    )
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ModelArg {
+    /// Molecule Attention Transformer.
+    Mat,
+    /// Transformer-M (2D and 3D channels); trains on --dataset qm9.
+    TransformerM,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum DatasetArg {
+    /// QM9 from qm9pack (downloaded and converted on first use, or by `cargo xtask data qm9`).
+    Qm9,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum PresetArg {
+    /// Reference make_model defaults (d 128, 2 layers, 8 heads).
+    Small,
+    /// Published pretrained configuration (d 1024, 8 layers, 16 heads).
+    Pretrained,
+    /// Transformer-M's paper configuration (12 layers, d 768, 32 heads, K 128).
+    Base,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum CoordsArg {
+    /// ETKDG 3D conformer, falling back to 2D then topological.
+    Embed3d,
+    /// 2D layout, falling back to topological.
+    Layout2d,
+    /// Shortest-path distances only.
+    Topological,
+}
+
+impl From<CoordsArg> for CoordinateMethod {
+    fn from(c: CoordsArg) -> Self {
+        match c {
+            CoordsArg::Embed3d => CoordinateMethod::Embed3d,
+            CoordsArg::Layout2d => CoordinateMethod::Layout2d,
+            CoordsArg::Topological => CoordinateMethod::Topological,
+        }
+    }
+}
+
+pub fn datasets_dir(given: Option<PathBuf>) -> Result<PathBuf> {
+    let dir = given
+        .or_else(|| std::env::var_os("MOLATTN_DATA").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("../shared/datasets"));
+    if !dir.is_dir() {
+        bail!(
+            "datasets folder {} not found: pass --datasets or set MOLATTN_DATA",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// The conformer cache folder of a command: `--cache`, else the default cache folder;
+/// `None` with `--no-cache`.
+pub fn conformer_cache_dir(cache: Option<PathBuf>, no_cache: bool) -> Option<PathBuf> {
+    (!no_cache).then(|| cache_dir(cache))
+}
+
+pub fn featurizer(coords: CoordsArg, seed: u64, reference_compat: bool) -> MatFeaturizer {
+    MatFeaturizer {
+        reference_compat,
+        conformer: ConformerOptions {
+            method: coords.into(),
+            seed,
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// The cache root: `--cache`, else `$MOLATTN_CACHE`, else `$XDG_CACHE_HOME/molattn`,
+/// else `~/.cache/molattn`.
+pub fn cache_dir(given: Option<PathBuf>) -> PathBuf {
+    given
+        .or_else(mol_featurize::cache::default_cache_dir)
+        .unwrap_or_else(|| PathBuf::from(".cache/molattn"))
+}
+
+/// The repository root: the parent of xtask's directory, read at run time (`cargo run` sets
+/// `CARGO_MANIFEST_DIR`) so that a binary built from another checkout of the same commit,
+/// reused from a shared build directory, still finds this checkout's files.
+pub fn repo_root() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from)
+        .join("..")
+}
+
+pub fn rayon_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}

@@ -1,0 +1,502 @@
+//! `cargo xtask export`: writes an ONNX file from a trained MAT run or from MSA column
+//! global attention parameters, then (1) validates it with the ONNX checker, (2) runs it
+//! in ONNX Runtime and tract on held-out inputs of two different sizes, (3) compares with
+//! the Burn model and fails above 1e-4.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+/// The ONNX lowering, verification and round trip (built with the `onnx` feature).
+#[cfg(feature = "onnx")]
+mod onnx {
+    use std::path::{Path, PathBuf};
+
+    use anyhow::{Context, Result, bail};
+    use burn::prelude::*;
+    use export::{Case, Feed, verify};
+    use models::{MatBatch, MsaColumnGlobalAttention, MsaColumnGlobalAttentionConfig};
+    use mol_featurize::{featurize_all, pad_batch};
+    use train::RunSpec;
+
+    /// Largest accepted difference between a runtime and Burn.
+    const TOL: f64 = 1e-4;
+
+    /// What to export.
+    pub enum Source {
+        /// A run directory written by `cargo xtask train` (MAT).
+        Run(PathBuf),
+        /// A run directory written by `cargo xtask train --model transformer-m`.
+        TransformerMRun(PathBuf),
+        /// MSA column global attention: AlphaFold-named parameters (`.safetensors`) under
+        /// a haiku scope, or a fresh block of a serde config (JSON) when `params` is `None`.
+        MsaGlobalAttention {
+            /// Parameters file.
+            params: Option<PathBuf>,
+            /// Haiku scope inside it.
+            scope: String,
+            /// Configuration JSON (AlphaFold extra-MSA defaults when absent).
+            config: Option<PathBuf>,
+        },
+    }
+
+    /// Exports `source` to `out` and verifies it; prints the report.
+    pub fn run(source: &Source, out: &Path, device: &Device) -> Result<()> {
+        let (model, output, cases) = match source {
+            Source::Run(run) => mat_from_run(run, device)?,
+            Source::TransformerMRun(run) => transformer_m_from_run(run, device)?,
+            Source::MsaGlobalAttention {
+                params,
+                scope,
+                config,
+            } => msa_block(params.as_deref(), scope, config.as_deref(), device)?,
+        };
+        export::write_model(&model, out)?;
+        println!(
+            "wrote {} ({:.1} MiB, opset {}, IR {})",
+            out.display(),
+            std::fs::metadata(out)?.len() as f64 / (1 << 20) as f64,
+            export::graph::OPSET,
+            export::graph::IR_VERSION
+        );
+        verify::onnx_checker(out)?;
+        println!("  onnx.checker.check_model(full_check=True): ok");
+        let mut worst: f64 = 0.0;
+        for agreement in verify::compare_in_runtimes(out, output, &cases) {
+            let (max_abs, max_rel) = agreement.result?;
+            println!(
+                "  {:<12} vs Burn: max abs {max_abs:.2e}, max rel {max_rel:.2e} over {} held-out batches",
+                agreement.runtime,
+                cases.len()
+            );
+            worst = worst.max(max_abs);
+        }
+        if worst > TOL {
+            bail!("exported model differs from Burn by {worst:.2e} > {TOL:.0e}");
+        }
+        println!("  verified: every runtime within {TOL:.0e} of Burn");
+        Ok(())
+    }
+
+    type Export = (onnx_protobuf::ModelProto, &'static str, Vec<Case>);
+
+    /// Metadata every exported run carries: model family, molattn version, the model
+    /// configuration (JSON) and the run id (the run directory's absolute path).
+    fn run_metadata(model: &str, config_json: String, run: &Path) -> Vec<(String, String)> {
+        let run_id = std::fs::canonicalize(run)
+            .unwrap_or_else(|_| run.to_path_buf())
+            .display()
+            .to_string();
+        vec![
+            ("molattn.model".to_string(), model.to_string()),
+            ("molattn.version".into(), env!("CARGO_PKG_VERSION").into()),
+            ("molattn.model_config".into(), config_json),
+            ("molattn.run_id".into(), run_id),
+        ]
+    }
+
+    /// A run's best MAT, with held-out molecules from its test predictions as inputs.
+    fn mat_from_run(run: &Path, device: &Device) -> Result<Export> {
+        let spec = RunSpec::load(run)?;
+        let model = spec.load_best_model(run, device)?;
+        let held_out = run.join("test_predictions.csv");
+        let smiles = train::data::read_smiles_csv(&held_out, "smiles")
+            .with_context(|| format!("held-out molecules from {}", held_out.display()))?;
+        let (features, report) = featurize_all(&smiles, &spec.featurizer, false);
+        let ok: Vec<_> = features.iter().flatten().collect();
+        if ok.len() < 4 {
+            bail!(
+                "{}: only {} featurizable held-out molecules ({} skipped)",
+                held_out.display(),
+                ok.len(),
+                report.skipped.len()
+            );
+        }
+        // Two batches of different sizes and atom counts: 8 molecules, then 3 others.
+        let batches = [&ok[..8.min(ok.len() - 3)], &ok[ok.len() - 3..]];
+        let mut cases = Vec::new();
+        for chunk in batches {
+            let data = pad_batch(chunk).map_err(anyhow::Error::msg)?;
+            let want: Vec<f32> = model
+                .forward(&MatBatch::from_data(&data, device))
+                .try_into_vec_as()?;
+            cases.push(Case {
+                label: format!("{} x {} atoms", data.batch_size, data.n_atoms),
+                feeds: export::mat_feeds(&data),
+                want,
+            });
+        }
+        let mut metadata = run_metadata("mat", serde_json::to_string(&spec.model)?, run);
+        metadata.extend([
+            (
+                "molattn.featurizer".to_string(),
+                serde_json::to_string(&spec.featurizer)?,
+            ),
+            (
+                "molattn.featurizer_version".into(),
+                format!("mol-featurize {}", mol_featurize::VERSION),
+            ),
+            ("molattn.task".into(), serde_json::to_string(&spec.task)?),
+            (
+                "molattn.targets".into(),
+                serde_json::to_string(&spec.target_columns)?,
+            ),
+            (
+                "molattn.target_mean".into(),
+                serde_json::to_string(&spec.target_mean)?,
+            ),
+            (
+                "molattn.target_std".into(),
+                serde_json::to_string(&spec.target_std)?,
+            ),
+        ]);
+        Ok((export::mat_to_onnx(&model, &metadata), "prediction", cases))
+    }
+
+    /// A Transformer-M run's best model; inputs: QM9 molecules right after the run's subset
+    /// (never trained on), in the run's evaluation mode, as batches of 8 and 3.
+    fn transformer_m_from_run(run: &Path, device: &Device) -> Result<Export> {
+        use models::transformer_m::TransformerMBatch;
+        use train::transformer_m::{Qm9Subset, TmRunSpec};
+        let spec = TmRunSpec::load(run)?;
+        let model = spec.load_best_model(run, device)?;
+        let qm9 = train::qm9::Qm9::load(&spec.data.dataset)?;
+        let Some(limit) = spec.data.limit else {
+            bail!(
+                "{}: the run used all of QM9 (no --limit), so no molecule is held out to verify on",
+                run.display()
+            );
+        };
+        let held_out = Qm9Subset {
+            offset: spec.data.offset + limit,
+            limit: Some(11),
+            ..spec.data.clone()
+        };
+        let mut feats = Vec::new();
+        for r in held_out.rows(qm9.len()) {
+            let mol = mol_featurize::Molecule::from_smiles(&qm9.index.smiles[r])?;
+            feats.push(mol_featurize::graphormer::featurize(
+                &mol,
+                spec.model.limits.max_hops,
+                Some(qm9.coordinates_of(r).to_vec()),
+            )?);
+        }
+        if feats.len() < 11 {
+            bail!(
+                "{}: no held-out QM9 molecules after the run's subset",
+                run.display()
+            );
+        }
+        let mut cases = Vec::new();
+        for chunk in [&feats[..8], &feats[8..]] {
+            let refs: Vec<&mol_featurize::GraphormerFeatures> = chunk.iter().collect();
+            let data = mol_featurize::pad_graphormer_batch(&refs, &spec.model.limits)
+                .map_err(anyhow::Error::msg)?;
+            let modes = vec![spec.eval_mode; data.batch];
+            let want: Vec<f32> = model
+                .forward(&TransformerMBatch::from_data(&data, &modes, device))
+                .try_into_vec_as()?;
+            cases.push(Case {
+                label: format!("{} x {} atoms", data.batch, data.atoms),
+                feeds: export::transformer_m::transformer_m_feeds(&data, &modes),
+                want,
+            });
+        }
+        let mut metadata = run_metadata("transformer-m", serde_json::to_string(&spec.model)?, run);
+        metadata.extend([
+            (
+                "molattn.featurizer_version".to_string(),
+                format!("mol-featurize {} (graphormer)", mol_featurize::VERSION),
+            ),
+            (
+                "molattn.targets".into(),
+                serde_json::to_string(&[&spec.target])?,
+            ),
+            (
+                "molattn.eval_mode".into(),
+                serde_json::to_string(&spec.eval_mode)?,
+            ),
+            (
+                "molattn.target_mean".into(),
+                serde_json::to_string(&[spec.target_mean])?,
+            ),
+            (
+                "molattn.target_std".into(),
+                serde_json::to_string(&[spec.target_std])?,
+            ),
+        ]);
+        Ok((
+            export::transformer_m_to_onnx(&model, &metadata),
+            "prediction",
+            cases,
+        ))
+    }
+
+    /// The MSA block, with a synthetic ragged MSA of two sizes as inputs.
+    fn msa_block(
+        params: Option<&Path>,
+        scope: &str,
+        config: Option<&Path>,
+        device: &Device,
+    ) -> Result<Export> {
+        let config: MsaColumnGlobalAttentionConfig = match config {
+            Some(path) => serde_json::from_str(
+                &std::fs::read_to_string(path).with_context(|| path.display().to_string())?,
+            )
+            .with_context(|| {
+                format!(
+                    "{}: not an MSA column global attention config",
+                    path.display()
+                )
+            })?,
+            None => MsaColumnGlobalAttentionConfig::new(),
+        };
+        let mut block: MsaColumnGlobalAttention = config.init(device);
+        if let Some(path) = params {
+            block = block.load_alphafold_params(path, scope)?;
+        }
+        device.seed(7);
+        let mut cases = Vec::new();
+        for (n_seq, n_res) in [(16, 12), (5, 3)] {
+            let act = Tensor::<3>::random(
+                [n_seq, n_res, config.c_m],
+                burn::tensor::Distribution::Normal(0.0, 1.0),
+                device,
+            );
+            // Ragged columns; the last column fully masked.
+            let mask: Vec<bool> = (0..n_seq * n_res)
+                .map(|i| {
+                    let (s, r) = (i / n_res, i % n_res);
+                    r == n_res - 1 || s >= n_seq - r % n_seq
+                })
+                .collect();
+            let padding =
+                Tensor::<2, Bool>::from_data(TensorData::new(mask.clone(), [n_seq, n_res]), device);
+            let want: Vec<f32> = block.forward(act.clone(), padding).try_into_vec_as()?;
+            cases.push(Case {
+                label: format!("{n_seq} x {n_res}"),
+                feeds: vec![
+                    Feed::f32(
+                        "msa_act",
+                        &[n_seq, n_res, config.c_m],
+                        act.try_into_vec_as()?,
+                    ),
+                    Feed::bool("msa_padding_mask", &[n_seq, n_res], mask),
+                ],
+                want,
+            });
+        }
+        let metadata = vec![
+            (
+                "molattn.model".to_string(),
+                "msa_column_global_attention".to_string(),
+            ),
+            ("molattn.version".into(), env!("CARGO_PKG_VERSION").into()),
+            (
+                "molattn.model_config".into(),
+                serde_json::to_string(&config)?,
+            ),
+            (
+                "molattn.params".into(),
+                params.map_or("fresh AlphaFold initialisation".into(), |p| {
+                    format!("{} [{scope}]", p.display())
+                }),
+            ),
+        ];
+        Ok((
+            export::msa_global_attention_to_onnx(&block, &metadata),
+            "msa_update",
+            cases,
+        ))
+    }
+
+    /// `cargo xtask-onnx onnx-roundtrip`: exports the small reference MAT into
+    /// `tests/onnx-roundtrip/model/`, with the Burn outputs on two batches, generates Burn code
+    /// from it with burn-onnx's `ModelGen` (the `onnx-roundtrip-codegen` package), then builds
+    /// and tests the `onnx-roundtrip` crate, which compiles that code.
+    pub fn onnx_roundtrip(root: &Path) -> Result<()> {
+        let (model, batches) = crate::parity::mat::small_model_and_batches(&root.join("fixtures"))?;
+        let dir = root.join("tests/onnx-roundtrip/model");
+        std::fs::create_dir_all(&dir)?;
+        let onnx = dir.join("mat_small.onnx");
+        export::write_model(
+            &export::mat_to_onnx(&model, &[("molattn.model".into(), "mat".into())]),
+            &onnx,
+        )?;
+        let mut cases = Vec::new();
+        for batch in &batches {
+            let [b, n, d] = batch.node_features.dims();
+            let tensor = |t: Tensor<3>, shape: [usize; 3]| -> Result<serde_json::Value> {
+                Ok(serde_json::json!({ "shape": shape, "values": t.try_into_vec_as::<f32>()? }))
+            };
+            cases.push(serde_json::json!({
+                "label": format!("{b} x {n} atoms"),
+                "node_features": tensor(batch.node_features.clone(), [b, n, d])?,
+                "key_padding_mask": {
+                    "shape": [b, n],
+                    "values": batch.key_padding_mask.clone().float().try_into_vec_as::<f32>()?,
+                },
+                "adjacency": tensor(batch.adjacency.clone(), [b, n, n])?,
+                "distances": tensor(batch.distances.clone(), [b, n, n])?,
+                "prediction": model.forward(batch).try_into_vec_as::<f32>()?,
+            }));
+        }
+        std::fs::write(dir.join("expected.json"), serde_json::to_vec(&cases)?)?;
+        println!(
+            "wrote {} and expected.json; generating Burn code with burn-onnx",
+            onnx.display()
+        );
+        let manifest = root.join("tests/onnx-roundtrip/Cargo.toml");
+        // The main workspace's build directory, so that the test crate can reuse its Burn
+        // (docs/BUILD.md): `$CARGO_TARGET_DIR` when set (as in .ci/run), else `<root>/target`.
+        let target_dir = std::env::var_os("CARGO_TARGET_DIR")
+            .map_or_else(|| root.join("target"), std::path::PathBuf::from);
+        let cargo = || {
+            let mut c = std::process::Command::new(env!("CARGO"));
+            c.env("CARGO_TARGET_DIR", &target_dir);
+            c
+        };
+        let status = cargo()
+            .args(["run", "--quiet", "--profile", "codegen"])
+            .args(["-p", "onnx-roundtrip-codegen", "--manifest-path"])
+            .arg(&manifest)
+            .arg("--")
+            .arg(&onnx)
+            .arg(dir.join("generated"))
+            .status()?;
+        if !status.success() {
+            bail!("burn-onnx code generation failed ({status}); see docs/ONNX.md");
+        }
+        // Cargo's progress lines, streamed through, tell whether the test crate reused the
+        // main build's Burn.
+        let mut child = cargo()
+            .args([
+                "test",
+                "--color",
+                "never",
+                "-p",
+                "onnx-roundtrip",
+                "--manifest-path",
+            ])
+            .arg(&manifest)
+            .args(["--", "--nocapture"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()?;
+        let mut compiled_burn = false;
+        if let Some(stderr) = child.stderr.take() {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stderr).lines() {
+                let line = line?;
+                compiled_burn |= line.trim_start().starts_with("Compiling burn-flex");
+                eprintln!("{line}");
+            }
+        }
+        let status = child.wait()?;
+        if !status.success() {
+            bail!("burn-onnx round trip failed ({status}); see docs/ONNX.md");
+        }
+        if compiled_burn {
+            println!(
+                "note: the round trip compiled its own Burn instead of reusing this build's \
+                 (expected unless this is `cargo xtask-full`; otherwise the feature mirror in \
+                 tests/onnx-roundtrip/Cargo.toml has drifted: python3 \
+                 tests/onnx-roundtrip/check_reuse.py names what differs, docs/BUILD.md)"
+            );
+        }
+        println!("burn-onnx round trip: imported MAT matches Burn within 1e-4");
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ExportModel {
+    /// MAT from a training run.
+    Mat,
+    /// Transformer-M from a training run.
+    TransformerM,
+    /// AlphaFold MSA column global attention.
+    MsaGlobalAttention,
+}
+
+/// Flags of `export`.
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// Which model.
+    #[arg(long, value_enum, default_value = "mat")]
+    pub model: ExportModel,
+    /// MAT: run directory written by `train` (its test molecules are the held-out batch).
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+    /// MSA global attention: AlphaFold-named parameters (.safetensors).
+    #[arg(long)]
+    pub params: Option<PathBuf>,
+    /// Haiku scope of the parameters.
+    #[arg(long, default_value = models::msa::ALPHAFOLD_SCOPE)]
+    pub scope: String,
+    /// MSA global attention: configuration JSON (AlphaFold extra-MSA defaults if absent).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Output file.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Runs `export`.
+///
+/// # Errors
+/// Missing run or parameters, a run of the other model, export or verification failures.
+pub fn run_args(args: ExportArgs) -> Result<()> {
+    #[cfg(not(feature = "onnx"))]
+    {
+        let _ = args;
+        Err(super::common::missing_feature("onnx", "cargo xtask export"))
+    }
+    #[cfg(feature = "onnx")]
+    export(args)
+}
+
+#[cfg(feature = "onnx")]
+fn export(args: ExportArgs) -> Result<()> {
+    use anyhow::{Context, bail};
+    use burn::tensor::Device;
+    use onnx::{Source, run};
+    let source = match args.model {
+        ExportModel::Mat => {
+            let run = args.run.context("--run DIR is required to export a MAT")?;
+            if train::run_kind(&run)? == train::RunKind::TransformerM {
+                bail!(
+                    "{} is a Transformer-M run: pass --model transformer-m",
+                    run.display()
+                );
+            }
+            Source::Run(run)
+        }
+        ExportModel::TransformerM => Source::TransformerMRun(
+            args.run
+                .context("--run DIR is required to export a Transformer-M")?,
+        ),
+        ExportModel::MsaGlobalAttention => Source::MsaGlobalAttention {
+            params: args.params,
+            scope: args.scope,
+            config: args.config,
+        },
+    };
+    run(&source, &args.out, &Device::flex())
+}
+
+/// Runs `onnx-roundtrip`: the small reference MAT exported and imported back with
+/// burn-onnx (own workspace under tests/onnx-roundtrip).
+///
+/// # Errors
+/// A build without the `onnx` feature, or a round trip that differs.
+pub fn onnx_roundtrip_command() -> Result<()> {
+    #[cfg(not(feature = "onnx"))]
+    {
+        Err(super::common::missing_feature(
+            "onnx",
+            "cargo xtask onnx-roundtrip",
+        ))
+    }
+    #[cfg(feature = "onnx")]
+    onnx::onnx_roundtrip(&super::common::repo_root())
+}

@@ -1,0 +1,17 @@
+//! One module per `cargo xtask` subcommand: its clap flags and the glue that calls the
+//! crates; `common` holds the flags and helpers several commands share.
+
+pub mod bench;
+pub mod common;
+pub mod data;
+pub mod demo;
+pub mod explain;
+pub mod export;
+pub mod featurize;
+pub mod fuzz;
+pub mod msa_bench;
+pub mod parity;
+pub mod predict;
+pub mod pretrain;
+pub mod train;
+pub mod train_transformer_m;
