@@ -89,7 +89,7 @@ fn main() -> Result<()> {
         Command::Demo(args) => commands::demo::run(args),
         Command::Parity(args) => commands::parity::run(args),
         Command::Export(args) => commands::export::run_args(args),
-        Command::OnnxRoundtrip => commands::export::onnx_roundtrip_command(),
+        Command::OnnxRoundtrip => commands::onnx_roundtrip::run(),
         Command::MsaBench(args) => commands::msa_bench::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::BenchRow(args) => commands::bench::run_row(args),

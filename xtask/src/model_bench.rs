@@ -1,7 +1,8 @@
 //! Model throughput: `cargo xtask bench` (featurization, MAT forward, MSA attention) and
 //! `cargo xtask bench --compare-torch`, the side-by-side table of issue #12: our MAT (flex,
 //! wgpu when asked, ONNX Runtime on the exported graph) and Transformer-M (`tm_bench`)
-//! against our PyTorch references (`bench/torch_models.py`) on the same padded ESOL batch,
+//! against the PyTorch references (`bench/torch_models.py`: our MAT reference, equal to
+//! ardigen/MAT's code, and the original Transformer-M code) on the same padded ESOL batch,
 //! the same thread count, forward (inference) and a full training step (forward, MSE,
 //! backward, Adam), each row in its own process so that its peak RSS is its own.
 
@@ -71,7 +72,7 @@ pub enum BenchRuntime {
     Wgpu,
     /// Our exported ONNX graph in ONNX Runtime (forward only).
     Onnxruntime,
-    /// Our PyTorch reference (`bench/torch_models.py`).
+    /// The PyTorch reference (`bench/torch_models.py`).
     Torch,
 }
 
@@ -314,7 +315,7 @@ fn onnxruntime_forward(
 
 #[cfg(not(feature = "onnx"))]
 fn onnxruntime_forward(_: &MatBatchData, _: BenchModel, _: f64) -> Result<(f64, usize)> {
-    Err(crate::missing_feature(
+    Err(crate::commands::common::missing_feature(
         "onnx",
         "the ONNX Runtime rows of bench --compare-torch",
     ))

@@ -1,5 +1,5 @@
 //! Biased multi-head self-attention of Graphormer and Transformer-M, with DGL's
-//! `BiasedMHA` semantics (SPEC.md 2.1; Ying et al. 2021, arXiv 2106.05234, Eq. 6-7;
+//! `BiasedMHA` semantics (docs/SPEC.md 2.1; Ying et al. 2021, arXiv 2106.05234, Eq. 6-7;
 //! reference: DGL 2.1 `python/dgl/nn/pytorch/gt/biased_mha.py`).
 
 use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};

@@ -1,6 +1,6 @@
 //! MAT's normalisation layers.
 //!
-//! Source: ardigen/MAT `src/transformer.py` (`LayerNorm`, `ScaleNorm`), SPEC.md 1.2.
+//! Source: ardigen/MAT `src/transformer.py` (`LayerNorm`, `ScaleNorm`), docs/SPEC.md 1.2.
 
 use burn::module::Param;
 use burn::prelude::*;

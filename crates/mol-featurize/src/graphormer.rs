@@ -1,6 +1,6 @@
 //! Graphormer / Transformer-M inputs: OGB categorical atom and bond features, degrees,
 //! shortest-path distances (SPD) and shortest paths, optional 3D coordinates, and
-//! padding into a batch (SPEC.md 2.2, 2.3).
+//! padding into a batch (docs/SPEC.md 2.2, 2.3).
 //!
 //! Sources: Ying et al. 2021 (Graphormer, arXiv 2106.05234) section 3.1; Luo et al. 2022
 //! (Transformer-M, arXiv 2210.01765) section 4; OGB `ogb.utils.smiles2graph`.

@@ -11,11 +11,11 @@
 //!    with bounded work and a counted fallback chain 3D -> 2D layout -> topological;
 //!    [`cache::ConformerCache`] keeps them on disk so a dataset is embedded once.
 //! 3. [`mat::featurize`]: the 28-column MAT atom features, adjacency with self loops and
-//!    the distance matrix, a dummy node prepended at index 0 (SPEC.md 1.1).
+//!    the distance matrix, a dummy node prepended at index 0 (docs/SPEC.md 1.1).
 //! 4. [`batch::pad_batch`]: zero padding to the largest molecule, with the key padding
 //!    mask derived from the features.
 //!
-//! For Graphormer / Transformer-M (SPEC.md 2), [`graphormer::featurize`] gives OGB atom
+//! For Graphormer / Transformer-M (docs/SPEC.md 2), [`graphormer::featurize`] gives OGB atom
 //! and bond categories, degrees, shortest-path distances and paths, with coordinates
 //! from a conformer, an SDF/MOL file or an XYZ geometry ([`structure_file`]), and
 //! [`graphormer::pad_graphormer_batch`] pads them.

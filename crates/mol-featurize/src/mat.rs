@@ -1,7 +1,7 @@
 //! MAT featurization: atom features, adjacency and distances with a dummy node.
 //!
 //! Source: Maziarka et al. 2020 (arXiv 2002.08264), ardigen/MAT
-//! `src/featurization/data_utils.py`; SPEC.md 1.1.
+//! `src/featurization/data_utils.py`; docs/SPEC.md 1.1.
 
 use serde::{Deserialize, Serialize};
 
@@ -77,7 +77,7 @@ impl MatFeaturizer {
     }
 
     /// The feature vector of atom `i` of `mol` (without the leading dummy column),
-    /// in SPEC.md 1.1 order: element (11), heavy neighbours (6), total H (5),
+    /// in docs/SPEC.md 1.1 order: element (11), heavy neighbours (6), total H (5),
     /// formal charge (3 or 1), in ring (1), aromatic (1).
     pub fn atom_features(&self, mol: &Molecule, i: usize) -> Vec<f32> {
         let atom = &mol.atoms()[i];

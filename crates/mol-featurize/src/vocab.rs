@@ -1,7 +1,7 @@
 //! Every vocabulary (one-hot list) used by the featurizers, in one place.
 //!
 //! Source: MAT reference featurizer (ardigen/MAT `src/featurization/data_utils.py`),
-//! SPEC.md 1.1. A value outside a list is mapped by [`one_hot_index`].
+//! docs/SPEC.md 1.1. A value outside a list is mapped by [`one_hot_index`].
 
 /// Atomic numbers with their own MAT slot: B C N O F P S Cl Br I. A 12th slot
 /// ("other") follows for everything else.

@@ -74,6 +74,50 @@ pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Resul
     write_file_atomically(path, &bytes)
 }
 
+/// The `run.json` of `run_dir` as `T`, after checking that the run is of `kind`.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] naming `run.json` when it is missing, malformed, or the run
+/// is of another kind.
+pub fn read_run_spec<T: serde::de::DeserializeOwned>(
+    run_dir: &Path,
+    kind: crate::RunKind,
+) -> Result<T, TrainError> {
+    let path = run_dir.join("run.json");
+    let found = crate::run_kind(run_dir)?;
+    if found != kind {
+        return Err(TrainError::Checkpoint {
+            path,
+            reason: format!("a {found:?} run, not a {kind:?} run"),
+        });
+    }
+    let text = fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
+        path,
+        reason: e.to_string(),
+    })
+}
+
+/// `module` with the weights of `run_dir/best_model.bpk`.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] naming the file when it is missing or does not fit `module`.
+pub fn load_best_model<M: burn::module::Module>(
+    module: M,
+    run_dir: &Path,
+) -> Result<M, TrainError> {
+    let path = run_dir.join("best_model.bpk");
+    module
+        .try_load_file(&path)
+        .map_err(|e| TrainError::Checkpoint {
+            path,
+            reason: format!("{e:?}"),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -144,21 +144,7 @@ impl RunSpec {
     /// # Errors
     /// [`TrainError::Checkpoint`] if missing, malformed, or another kind of run.
     pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
-        let path = run_dir.join("run.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
-        if crate::run_kind(run_dir)? != RunKind::Mat {
-            return Err(TrainError::Checkpoint {
-                path,
-                reason: "a Transformer-M run, not a MAT run".into(),
-            });
-        }
-        serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
-            path,
-            reason: e.to_string(),
-        })
+        crate::checkpoint::read_run_spec(run_dir, RunKind::Mat)
     }
 
     /// Loads `best_model.bpk` of a run directory onto `device`.
@@ -166,14 +152,7 @@ impl RunSpec {
     /// # Errors
     /// [`TrainError::Checkpoint`] if it is missing or does not fit the configuration.
     pub fn load_best_model(&self, run_dir: &Path, device: &Device) -> Result<MatModel, TrainError> {
-        let path = run_dir.join("best_model.bpk");
-        self.model
-            .init(device)
-            .try_load_file(&path)
-            .map_err(|e| TrainError::Checkpoint {
-                path,
-                reason: format!("{e:?}"),
-            })
+        crate::checkpoint::load_best_model(self.model.init(device), run_dir)
     }
 
     /// Model outputs back to target units (identity for classification).

@@ -1,7 +1,7 @@
 //! MAT training: CSV -> featurize -> split -> Adam + Noam -> early stopping -> best
 //! checkpoint -> test metrics.
 //!
-//! Recipe (SPEC.md 1.2, gmum/huggingmolecules): Adam, Noam schedule with warm-up over
+//! Recipe (docs/SPEC.md 1.2, gmum/huggingmolecules): Adam, Noam schedule with warm-up over
 //! the first 20% of steps, batch 32, up to 100 epochs, MSE for regression and BCE with
 //! logits for classification. Early stopping watches validation RMSE (regression) or
 //! ROC-AUC (classification); the best epoch's weights are kept.

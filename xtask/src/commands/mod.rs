@@ -10,6 +10,7 @@ pub mod export;
 pub mod featurize;
 pub mod fuzz;
 pub mod msa_bench;
+pub mod onnx_roundtrip;
 pub mod parity;
 pub mod predict;
 pub mod pretrain;

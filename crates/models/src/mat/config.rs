@@ -58,7 +58,7 @@ impl OutputNonlinearity {
 }
 
 /// MAT hyper-parameters. Defaults are the reference `make_model` defaults
-/// (SPEC.md 1.2); [`MatConfig::pretrained`] is the published pretrained model.
+/// (docs/SPEC.md 1.2); [`MatConfig::pretrained`] is the published pretrained model.
 #[derive(Config, Debug)]
 pub struct MatConfig {
     /// Input feature width (28 with one-hot formal charge, dummy flag included).

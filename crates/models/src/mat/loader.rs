@@ -1,6 +1,6 @@
 //! Loading reference PyTorch MAT weights (`state_dict` as `.pt` or `.safetensors`).
 //!
-//! The reference module tree (ardigen/MAT `src/transformer.py`, SPEC.md 1.2) differs
+//! The reference module tree (ardigen/MAT `src/transformer.py`, docs/SPEC.md 1.2) differs
 //! from ours only in a few names, all mapped by [`REFERENCE_KEY_MAP`]; Linear weights are
 //! transposed from PyTorch's `[out, in]` by burn-store's `PyTorchToBurnAdapter`.
 

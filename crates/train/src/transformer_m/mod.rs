@@ -4,8 +4,8 @@
 //! Recipe (scaled down for CPUs): Adam, linear warm-up then linear decay of the learning
 //! rate, L1 loss on the standardised target (Transformer-M trains PCQM4Mv2 with L1), the
 //! best validation epoch kept; denoising: Gaussian noise (sigma 0.2 Angstrom, the
-//! reference pretraining script's) on heavy-atom coordinates, loss `1 - cos` between
-//! predicted and true noise per atom (SPEC 2.3).
+//! original `train.sh`'s `noise_scale`) on heavy-atom coordinates, loss `1 - cos` between
+//! predicted and true noise per atom (docs/SPEC.md 2.3, docs/TRANSFORMER_M.md).
 //!
 //! Splits: the QM9 molecules are shuffled with `subset_seed`, positions
 //! `offset..offset + limit` form the subset, and the subset is split 80/10/10 with
@@ -106,21 +106,7 @@ impl TmRunSpec {
     /// # Errors
     /// [`TrainError::Checkpoint`] if missing, malformed, or another kind of run.
     pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
-        let path = run_dir.join("run.json");
-        if crate::run_kind(run_dir)? != RunKind::TransformerM {
-            return Err(TrainError::Checkpoint {
-                path,
-                reason: "a MAT run, not a Transformer-M run".into(),
-            });
-        }
-        let text = std::fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
-            path: path.clone(),
-            reason: e.to_string(),
-        })?;
-        serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
-            path,
-            reason: e.to_string(),
-        })
+        crate::checkpoint::read_run_spec(run_dir, RunKind::TransformerM)
     }
 
     /// The run's best model (`run_dir/best_model.bpk`) on `device`.
@@ -133,14 +119,7 @@ impl TmRunSpec {
         run_dir: &Path,
         device: &Device,
     ) -> Result<TransformerM, TrainError> {
-        let path = run_dir.join("best_model.bpk");
-        self.model
-            .init(device)
-            .try_load_file(&path)
-            .map_err(|e| TrainError::Checkpoint {
-                path,
-                reason: format!("{e:?}"),
-            })
+        crate::checkpoint::load_best_model(self.model.init(device), run_dir)
     }
 }
 
