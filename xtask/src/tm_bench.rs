@@ -80,7 +80,7 @@ pub fn write_batch(data: &GraphormerBatchData, path: &Path) -> Result<()> {
         "atom_index": data.atom_index, "degree_index": data.degree_index,
         "spatial_index": data.spatial_index, "edge_index": data.edge_index,
         "path_length": data.path_length, "atom_type": data.atom_type,
-        "coordinates": data.coordinates, "padding": data.padding, "has_3d": data.has_3d,
+        "coordinates": data.coordinates, "key_padding_mask": data.key_padding_mask, "has_3d": data.has_3d,
     });
     std::fs::write(path, serde_json::to_vec(&json)?).with_context(|| path.display().to_string())
 }
@@ -100,7 +100,7 @@ fn read_batch(path: &Path) -> Result<GraphormerBatchData> {
         path_length: serde_json::from_value(field("path_length"))?,
         atom_type: serde_json::from_value(field("atom_type"))?,
         coordinates: serde_json::from_value(field("coordinates"))?,
-        padding: serde_json::from_value(field("padding"))?,
+        key_padding_mask: serde_json::from_value(field("key_padding_mask"))?,
         has_3d: serde_json::from_value(field("has_3d"))?,
     })
 }

@@ -383,7 +383,7 @@ pub fn transformer_m_feeds(data: &GraphormerBatchData, modes: &[Mode]) -> Vec<Fe
         Feed::f32("path_length", &[b, n, n], data.path_length.clone()),
         Feed::i64("atom_type", &[b, n], data.atom_type.clone()),
         Feed::f32("coordinates", &[b, n, 3], data.coordinates.clone()),
-        Feed::bool("key_padding_mask", &[b, n], data.padding.clone()),
+        Feed::bool("key_padding_mask", &[b, n], data.key_padding_mask.clone()),
         Feed::f32("use_2d", &[b], s2),
         Feed::f32("use_3d", &[b], s3),
     ]

@@ -341,7 +341,7 @@ pub struct GraphormerBatchData {
     /// `[B, N, 3]` coordinates in Angstrom (0 for padding and for 2D-only molecules).
     pub coordinates: Vec<f32>,
     /// `[B, N]` true for padded atoms (`key_padding_mask`).
-    pub padding: Vec<bool>,
+    pub key_padding_mask: Vec<bool>,
     /// `[B]` true where the molecule carries coordinates.
     pub has_3d: Vec<bool>,
 }
@@ -383,7 +383,7 @@ pub fn pad_graphormer_batch(
         path_length: vec![1.0; b * n * n],
         atom_type: vec![0; b * n],
         coordinates: vec![0.0; b * n * 3],
-        padding: vec![true; b * n],
+        key_padding_mask: vec![true; b * n],
         has_3d: molecules.iter().map(|f| f.coordinates.is_some()).collect(),
     };
     let mut atom_offsets = [0usize; 9];
@@ -395,7 +395,7 @@ pub fn pad_graphormer_batch(
         let k = f.num_atoms;
         for i in 0..k {
             let row = g * n + i;
-            out.padding[row] = false;
+            out.key_padding_mask[row] = false;
             for (c, offset) in atom_offsets.iter().enumerate() {
                 out.atom_index[row * 9 + c] = (1 + offset + f.atom_features[i][c] as usize) as i64;
             }
@@ -529,7 +529,10 @@ mod tests {
         .unwrap();
         let batch = pad_graphormer_batch(&[&ethanol, &water], &EncodingLimits::default()).unwrap();
         assert_eq!((batch.batch, batch.atoms), (2, 3));
-        assert_eq!(batch.padding, vec![false, false, false, false, true, true]);
+        assert_eq!(
+            batch.key_padding_mask,
+            vec![false, false, false, false, true, true]
+        );
         assert_eq!(batch.has_3d, vec![false, true]);
         // Ethanol's O: OGB [7, 0, 2, 5, 1, 0, 2, 0, 0] -> 1 + offset + value.
         assert_eq!(

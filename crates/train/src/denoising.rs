@@ -9,12 +9,12 @@ use burn::prelude::*;
 /// Transformer-M's denoising loss: `1 - cos(predicted, true noise)` per real atom,
 /// averaged over the atoms of each molecule, then over molecules.
 ///
-/// `predicted`, `noise`: `[B, N, 3]` (Angstrom; only directions matter); `padding`:
+/// `predicted`, `noise`: `[B, N, 3]` (Angstrom; only directions matter); `key_padding_mask`:
 /// `[B, N]`, `true` = padded atom (excluded). Returns a scalar `[1]`.
 pub fn denoising_loss(
     predicted: Tensor<3>,
     noise: Tensor<3>,
-    padding: Tensor<2, Bool>,
+    key_padding_mask: Tensor<2, Bool>,
 ) -> Tensor<1> {
     let [b, n, _] = predicted.dims();
     let dot = (predicted.clone() * noise.clone()).sum_dim(2);
@@ -22,7 +22,7 @@ pub fn denoising_loss(
     // molecule's prediction, padded rows).
     let norm = |t: Tensor<3>| t.powi_scalar(2).sum_dim(2).add_scalar(1e-12).sqrt();
     let cos = dot / (norm(predicted) * norm(noise));
-    let real = padding.bool_not().float().reshape([b, n, 1]);
+    let real = key_padding_mask.bool_not().float().reshape([b, n, 1]);
     let per_atom = (cos.neg().add_scalar(1.0)) * real.clone();
     let per_mol = per_atom.sum_dim(1).reshape([b]) / real.sum_dim(1).reshape([b]).clamp_min(1.0);
     per_mol.mean()

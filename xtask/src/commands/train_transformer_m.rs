@@ -37,8 +37,8 @@ pub struct TmSizeArgs {
     #[arg(long)]
     pub d_model: Option<usize>,
     /// Attention heads (overrides the preset).
-    #[arg(long)]
-    pub heads: Option<usize>,
+    #[arg(long, alias = "heads")]
+    pub num_heads: Option<usize>,
     /// Gaussian kernels K (overrides the preset).
     #[arg(long)]
     pub kernels: Option<usize>,
@@ -63,7 +63,7 @@ impl TmSizeArgs {
     pub fn any(&self) -> bool {
         self.layers.is_some()
             || self.d_model.is_some()
-            || self.heads.is_some()
+            || self.num_heads.is_some()
             || self.kernels.is_some()
     }
 }
@@ -82,7 +82,7 @@ pub fn tm_config(base: bool, size: &TmSizeArgs) -> TransformerMConfig {
         c.d_model = v;
         c.ffn_dim = v;
     }
-    if let Some(v) = size.heads {
+    if let Some(v) = size.num_heads {
         c.num_heads = v;
     }
     if let Some(v) = size.kernels {
@@ -113,7 +113,7 @@ pub struct TmTrain {
     pub train: TrainOptions,
     /// Pretraining run directory or model file.
     pub init_from: Option<PathBuf>,
-    /// Whether any size flag (--layers, --d-model, --heads, --kernels) was given.
+    /// Whether any size flag (--layers, --d-model, --num-heads, --kernels, --layer-norm) was given.
     pub size_given: bool,
     /// Run directory.
     pub out: PathBuf,

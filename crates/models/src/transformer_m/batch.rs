@@ -26,7 +26,7 @@ pub struct TransformerMBatch {
     /// `[B, N, 3]` coordinates (Angstrom).
     pub coordinates: Tensor<3>,
     /// `[B, N]` `true` = padded atom (`key_padding_mask`).
-    pub padding: Tensor<2, Bool>,
+    pub key_padding_mask: Tensor<2, Bool>,
     /// `[B]` 1 where the 2D channel is on.
     pub use_2d: Tensor<1>,
     /// `[B]` 1 where the 3D channel is on.
@@ -60,7 +60,10 @@ impl TransformerMBatch {
                 TensorData::new(data.coordinates.clone(), [b, n, 3]),
                 device,
             ),
-            padding: Tensor::from_data(TensorData::new(data.padding.clone(), [b, n]), device),
+            key_padding_mask: Tensor::from_data(
+                TensorData::new(data.key_padding_mask.clone(), [b, n]),
+                device,
+            ),
             use_2d: Tensor::from_data(TensorData::new(s2, [b]), device),
             use_3d: Tensor::from_data(TensorData::new(s3, [b]), device),
         }
@@ -80,7 +83,7 @@ impl TransformerMBatch {
             path_length: self.path_length.clone().narrow(0, start, len),
             atom_type: self.atom_type.clone().narrow(0, start, len),
             coordinates: self.coordinates.clone().narrow(0, start, len),
-            padding: self.padding.clone().narrow(0, start, len),
+            key_padding_mask: self.key_padding_mask.clone().narrow(0, start, len),
             use_2d: self.use_2d.clone().narrow(0, start, len),
             use_3d: self.use_3d.clone().narrow(0, start, len),
         }

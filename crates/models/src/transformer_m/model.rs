@@ -110,13 +110,13 @@ impl TransformerM {
     /// Padded query rows keep the original's values (for a loaded checkpoint even
     /// padded positions match it).
     pub fn channel_3d(&self, batch: &TransformerMBatch) -> (Tensor<4>, Tensor<4>, Tensor<4>) {
-        let [b, n] = batch.padding.dims();
+        let [b, n] = batch.key_padding_mask.dims();
         let (dist, unit) = geometry(batch.coordinates.clone());
         let psi = self.gaussian.forward(dist, batch.atom_type.clone());
         let k = psi.dims()[3];
         let bias = self.pair_bias_3d.forward(psi.clone());
         let padded_key = batch
-            .padding
+            .key_padding_mask
             .clone()
             .reshape([b, 1, n, 1])
             .expand([b, n, n, k]);
@@ -128,7 +128,7 @@ impl TransformerM {
     /// the key padding mask `[B, N + 1, N + 1]`, and the pair bias / unit vectors for
     /// the denoising head.
     pub fn embed(&self, batch: &TransformerMBatch) -> Embedded {
-        let [b, n] = batch.padding.dims();
+        let [b, n] = batch.key_padding_mask.dims();
         let h = self.num_heads;
         let s2 = batch.use_2d.clone().reshape([b, 1, 1, 1]);
         let s3 = batch.use_3d.clone().reshape([b, 1, 1, 1]);
@@ -153,7 +153,11 @@ impl TransformerM {
         };
         let states = self.embedding_dropout.forward(states);
 
-        let padded_key = batch.padding.clone().reshape([b, 1, n]).expand([b, n, n]);
+        let padded_key = batch
+            .key_padding_mask
+            .clone()
+            .reshape([b, 1, n])
+            .expand([b, n, n]);
         let masked = self
             .far_pairs(batch)
             .bool_or(padded_key)
@@ -173,7 +177,7 @@ impl TransformerM {
 
         let token_padding =
             Tensor::<2, Bool>::from_data(TensorData::new(vec![false; b], [b, 1]), &states.device());
-        let key_padding = Tensor::cat(vec![token_padding, batch.padding.clone()], 1);
+        let key_padding = Tensor::cat(vec![token_padding, batch.key_padding_mask.clone()], 1);
         let attn_mask = key_padding.reshape([b, 1, n + 1]).expand([b, n + 1, n + 1]);
         Embedded {
             states,
@@ -243,7 +247,7 @@ impl TransformerM {
     /// runs elementwise ops (the Gaussian basis, GELU) on one thread. Not for training
     /// (burn-autodiff serialises concurrent graphs). `parts` is clamped to `1..=B`.
     pub fn forward_parallel(&self, batch: &TransformerMBatch, parts: usize) -> Tensor<2> {
-        crate::parallel::forward_in_parts(batch.padding.dims()[0], parts, |start, end| {
+        crate::parallel::forward_in_parts(batch.key_padding_mask.dims()[0], parts, |start, end| {
             self.forward(&batch.molecules(start, end))
         })
     }

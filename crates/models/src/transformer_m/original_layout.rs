@@ -99,11 +99,12 @@ pub fn collator_inputs(
                 node_type_edge.push(type_row_i(model, ti as usize) as i64);
                 node_type_edge.push(type_row_j(model, tj as usize) as i64);
                 let far = data.spatial_index[(g * n + i) * n + j] as usize > model.spatial_pos_max;
-                masked[(g * (n + 1) + i + 1) * (n + 1) + j + 1] = far || data.padding[g * n + j];
+                masked[(g * (n + 1) + i + 1) * (n + 1) + j + 1] =
+                    far || data.key_padding_mask[g * n + j];
             }
         }
         for j in 0..n {
-            masked[g * (n + 1) * (n + 1) + j + 1] = data.padding[g * n + j];
+            masked[g * (n + 1) * (n + 1) + j + 1] = data.key_padding_mask[g * n + j];
         }
     }
     CollatorInputs {

@@ -104,7 +104,12 @@ fn fused_and_explicit_attention_agree() {
     assert_eq!(weights.len(), 2);
     let [bs, h, t, _] = weights[0].dims();
     let w = values(weights[0].clone());
-    let padding: Vec<bool> = b.padding.clone().into_data().try_to_vec::<bool>().unwrap();
+    let padding: Vec<bool> = b
+        .key_padding_mask
+        .clone()
+        .into_data()
+        .try_to_vec::<bool>()
+        .unwrap();
     let n = t - 1;
     for g in 0..bs {
         for row in w[g * h * t * t..(g + 1) * h * t * t].chunks(t) {

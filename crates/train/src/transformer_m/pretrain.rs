@@ -101,8 +101,13 @@ pub fn pretrain_denoising(
         let feats: Vec<&GraphormerFeatures> = chunk.iter().map(|&i| &features[i].1).collect();
         let data = pad_graphormer_batch(&feats, &spec.model.limits).map_err(TrainError::Invalid)?;
         let batch = TransformerMBatch::from_data(&data, &vec![Mode::ThreeD; chunk.len()], &ad);
-        let [b, n] = batch.padding.dims();
-        let real = batch.padding.clone().bool_not().float().reshape([b, n, 1]);
+        let [b, n] = batch.key_padding_mask.dims();
+        let real = batch
+            .key_padding_mask
+            .clone()
+            .bool_not()
+            .float()
+            .reshape([b, n, 1]);
         let noise =
             Tensor::<3>::random([b, n, 3], Distribution::Normal(0.0, spec.noise_std), &ad) * real;
         let noisy = batch.coordinates.clone() + noise.clone();
@@ -111,7 +116,7 @@ pub fn pretrain_denoising(
         let predicted = model
             .denoise(&out)
             .expect("checked: denoising head present");
-        let loss = denoising_loss(predicted, noise, batch.padding.clone());
+        let loss = denoising_loss(predicted, noise, batch.key_padding_mask.clone());
         let value = loss.clone().into_scalar::<f32>() as f64;
         losses.push(value);
         let grads = GradientsParams::from_grads(loss.backward(), &model);
