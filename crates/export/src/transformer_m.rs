@@ -20,6 +20,7 @@ use models::transformer_m::{
     ATOM_3D_SCALE, EncoderLayer, GAUSSIAN_PI, GAUSSIAN_STD_EPS, LAYER_NORM_EPS, Mode, TransformerM,
 };
 use mol_featurize::GraphormerBatchData;
+use mol_featurize::graphormer::OGB_ATOM_FEATURES;
 use onnx_protobuf::ModelProto;
 
 use crate::graph::{Attr, Dim, Elem, GraphBuilder};
@@ -133,7 +134,7 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
     let atom_index = g.input(
         "atom_index",
         Elem::I64,
-        &[b.clone(), n.clone(), Dim::Fixed(9)],
+        &[b.clone(), n.clone(), Dim::Fixed(OGB_ATOM_FEATURES)],
     );
     let degree_index = g.input("degree_index", Elem::I64, &[b.clone(), n.clone()]);
     let spatial_index = g.input(
@@ -376,7 +377,11 @@ pub fn transformer_m_feeds(data: &GraphormerBatchData, modes: &[Mode]) -> Vec<Fe
     let (b, n, m) = (data.batch, data.atoms, data.hops);
     let (s2, s3) = Mode::batch_switches(modes, &data.has_3d);
     vec![
-        Feed::i64("atom_index", &[b, n, 9], data.atom_index.clone()),
+        Feed::i64(
+            "atom_index",
+            &[b, n, OGB_ATOM_FEATURES],
+            data.atom_index.clone(),
+        ),
         Feed::i64("degree_index", &[b, n], data.degree_index.clone()),
         Feed::i64("spatial_index", &[b, n, n], data.spatial_index.clone()),
         Feed::i64("edge_index", &[b, n, n, m, 3], data.edge_index.clone()),

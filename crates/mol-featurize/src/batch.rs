@@ -1,5 +1,6 @@
 //! Padding and batching of MAT features.
 
+use crate::error::BatchError;
 use crate::mat::MatFeatures;
 
 /// A padded batch of MAT inputs as flat row-major arrays (B = batch, N = largest
@@ -27,8 +28,8 @@ pub struct MatBatchData {
 ///
 /// All molecules must share `d_atom` (they come from one featurizer); an empty slice
 /// gives an empty batch. Panics never: a mismatched `d_atom` is a programming error
-/// reported with [`Result::Err`] naming the molecule's position.
-pub fn pad_batch(molecules: &[&MatFeatures]) -> Result<MatBatchData, String> {
+/// reported as [`BatchError::Molecule`] naming the molecule's position.
+pub fn pad_batch(molecules: &[&MatFeatures]) -> Result<MatBatchData, BatchError> {
     let batch_size = molecules.len();
     let n = molecules.iter().map(|m| m.n_atoms).max().unwrap_or(0);
     let d_atom = molecules.first().map_or(0, |m| m.d_atom);
@@ -38,10 +39,10 @@ pub fn pad_batch(molecules: &[&MatFeatures]) -> Result<MatBatchData, String> {
     let mut key_padding_mask = vec![true; batch_size * n];
     for (b, m) in molecules.iter().enumerate() {
         if m.d_atom != d_atom {
-            return Err(format!(
-                "molecule {b} of the batch has d_atom {} instead of {d_atom}",
-                m.d_atom
-            ));
+            return Err(BatchError::Molecule {
+                molecule: b,
+                reason: format!("d_atom {} instead of {d_atom}", m.d_atom),
+            });
         }
         let k = m.n_atoms;
         for i in 0..k {

@@ -58,3 +58,22 @@ impl FeaturizeError {
         }
     }
 }
+
+/// Why molecules could not be padded into one batch (or features are inconsistent).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum BatchError {
+    /// No molecule given where a batch needs one.
+    #[error("empty batch")]
+    Empty,
+    /// Molecule `molecule` of the batch does not fit the others or the encoding.
+    #[error("molecule {molecule} of the batch: {reason}")]
+    Molecule {
+        /// Position in the batch.
+        molecule: usize,
+        /// What does not fit.
+        reason: String,
+    },
+    /// Features that contradict themselves (deserialized ones can).
+    #[error("inconsistent features: {0}")]
+    Inconsistent(String),
+}

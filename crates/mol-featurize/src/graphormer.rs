@@ -18,25 +18,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::FeaturizeError;
+use crate::error::{BatchError, FeaturizeError};
 use crate::molecule::Molecule;
 pub use crate::shortest_paths::{ShortestPaths, UNREACHABLE};
 
-/// OGB atom vocabulary sizes, "misc" (last) index included: atomic number, chirality
-/// tag, total degree, formal charge (-5..5), total H, radical electrons, hybridization,
-/// aromatic, in ring (`ogb.utils.features.get_atom_feature_dims`).
-pub const ATOM_VOCAB: [usize; 9] = [119, 5, 12, 12, 10, 6, 6, 2, 2];
-/// OGB bond vocabulary sizes: bond type, stereo, conjugated
-/// (`ogb.utils.features.get_bond_feature_dims`).
-pub const BOND_VOCAB: [usize; 3] = [5, 6, 2];
-/// Rows of the single atom embedding table: every atom feature value gets its own row
-/// (offset by the earlier features' vocabularies), row 0 is padding.
-pub const ATOM_TABLE_ROWS: usize = 1 + 119 + 5 + 12 + 12 + 10 + 6 + 6 + 2 + 2;
-/// Rows of the single bond embedding table, row 0 meaning "no bond" / padding.
-pub const BOND_TABLE_ROWS: usize = 1 + 5 + 6 + 2;
-/// Rows of the atom-type table of the 3D channel: atomic numbers 1..=118, misc (119),
-/// row 0 padding.
-pub const ATOM_TYPES: usize = 120;
+pub use crate::vocab::{
+    ATOM_TABLE_ROWS, ATOM_TYPES, ATOM_VOCAB, BOND_TABLE_ROWS, BOND_VOCAB, OGB_ATOM_FEATURES,
+    OGB_BOND_FEATURES,
+};
 
 /// One molecule's Graphormer / Transformer-M inputs, unpadded (no graph token: the
 /// model prepends it).
@@ -45,11 +34,11 @@ pub struct GraphormerFeatures {
     /// Number of atoms `N` (hydrogen-suppressed).
     pub num_atoms: usize,
     /// OGB atom categories, `N x 9`, each below its [`ATOM_VOCAB`] size.
-    pub atom_features: Vec<[u8; 9]>,
+    pub atom_features: Vec<[u8; OGB_ATOM_FEATURES]>,
     /// Bonds as atom pairs (each bond once).
     pub bonds: Vec<[usize; 2]>,
     /// OGB bond categories of [`GraphormerFeatures::bonds`], each below [`BOND_VOCAB`].
-    pub bond_features: Vec<[u8; 3]>,
+    pub bond_features: Vec<[u8; OGB_BOND_FEATURES]>,
     /// Number of bonded heavy-atom neighbours of each atom (graph degree).
     pub degree: Vec<u16>,
     /// Shortest-path distance in bonds, row-major `N x N`; [`UNREACHABLE`] between
@@ -70,7 +59,7 @@ impl GraphormerFeatures {
     ///
     /// # Errors
     /// What is inconsistent.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), BatchError> {
         let n = self.num_atoms;
         let lens = [
             ("atom_features", self.atom_features.len(), n),
@@ -81,41 +70,52 @@ impl GraphormerFeatures {
         ];
         for (name, got, want) in lens {
             if got != want {
-                return Err(format!("{name} has {got} entries, expected {want}"));
+                return Err(BatchError::Inconsistent(format!(
+                    "{name} has {got} entries, expected {want}"
+                )));
             }
         }
         if let Some(c) = &self.coordinates
             && c.len() != n
         {
-            return Err(format!("{} coordinate rows for {n} atoms", c.len()));
+            return Err(BatchError::Inconsistent(format!(
+                "{} coordinate rows for {n} atoms",
+                c.len()
+            )));
         }
         if let Some(a) = self.atom_features.iter().position(|f| {
             f.iter()
                 .zip(ATOM_VOCAB)
                 .any(|(&v, size)| v as usize >= size)
         }) {
-            return Err(format!("atom {a}: category out of the OGB vocabulary"));
+            return Err(BatchError::Inconsistent(format!(
+                "atom {a}: category out of the OGB vocabulary"
+            )));
         }
         if self.bond_features.iter().any(|f| {
             f.iter()
                 .zip(BOND_VOCAB)
                 .any(|(&v, size)| v as usize >= size)
         }) {
-            return Err("bond category out of the OGB vocabulary".into());
+            return Err(BatchError::Inconsistent(
+                "bond category out of the OGB vocabulary".into(),
+            ));
         }
         if self
             .path_bonds
             .iter()
             .any(|&b| b as usize > self.bonds.len())
         {
-            return Err("path refers to a bond that does not exist".into());
+            return Err(BatchError::Inconsistent(
+                "path refers to a bond that does not exist".into(),
+            ));
         }
         Ok(())
     }
 }
 
 /// OGB atom categories (one row per atom) and bond categories (one row per bond).
-pub type OgbCategories = (Vec<[u8; 9]>, Vec<[u8; 3]>);
+pub type OgbCategories = (Vec<[u8; OGB_ATOM_FEATURES]>, Vec<[u8; OGB_BOND_FEATURES]>);
 
 /// OGB atom and bond categories of `mol` (the graph of `ogb.utils.smiles2graph`), atoms
 /// in [`Molecule::atoms`] order. Out-of-vocabulary values are the "misc" index.
@@ -165,7 +165,7 @@ pub fn ogb_features(mol: &Molecule) -> Result<OgbCategories, FeaturizeError> {
         }
     }
     let clip = |value: i64, size: usize| value.clamp(0, size as i64 - 1) as u8;
-    let mut atoms = vec![[0u8; 9]; mol.num_atoms()];
+    let mut atoms = vec![[0u8; OGB_ATOM_FEATURES]; mol.num_atoms()];
     for (node, f) in graph.node_feat.iter().enumerate() {
         let Some(i) = ours_of_node[node] else {
             continue;
@@ -325,7 +325,7 @@ pub struct GraphormerBatchData {
     pub atoms: usize,
     /// Hops per path `M` (`max_hops`).
     pub hops: usize,
-    /// `[B, N, 9]` rows of the atom table (`1 + offset + category`).
+    /// `[B, N, OGB_ATOM_FEATURES]` (9) rows of the atom table (`1 + offset + category`).
     pub atom_index: Vec<i64>,
     /// `[B, N]` rows of the degree table (`1 + min(degree, max_degree)`).
     pub degree_index: Vec<i64>,
@@ -355,28 +355,33 @@ pub struct GraphormerBatchData {
 pub fn pad_graphormer_batch(
     molecules: &[&GraphormerFeatures],
     limits: &EncodingLimits,
-) -> Result<GraphormerBatchData, String> {
+) -> Result<GraphormerBatchData, BatchError> {
     let b = molecules.len();
     if b == 0 {
-        return Err("empty batch".into());
+        return Err(BatchError::Empty);
     }
     let m = limits.max_hops;
-    if let Some(f) = molecules.iter().find(|f| f.max_hops < m) {
-        return Err(format!(
-            "a molecule was featurized with {} hops, the encoding needs {m}",
-            f.max_hops
-        ));
+    if let Some((g, f)) = molecules.iter().enumerate().find(|(_, f)| f.max_hops < m) {
+        return Err(BatchError::Molecule {
+            molecule: g,
+            reason: format!(
+                "featurized with {} hops, the encoding needs {m}",
+                f.max_hops
+            ),
+        });
     }
     for (g, f) in molecules.iter().enumerate() {
-        f.validate()
-            .map_err(|reason| format!("molecule {g} of the batch: {reason}"))?;
+        f.validate().map_err(|e| BatchError::Molecule {
+            molecule: g,
+            reason: e.to_string(),
+        })?;
     }
     let n = molecules.iter().map(|f| f.num_atoms).max().unwrap_or(0);
     let mut out = GraphormerBatchData {
         batch: b,
         atoms: n,
         hops: m,
-        atom_index: vec![0; b * n * 9],
+        atom_index: vec![0; b * n * OGB_ATOM_FEATURES],
         degree_index: vec![0; b * n],
         spatial_index: vec![0; b * n * n],
         edge_index: vec![0; b * n * n * m * 3],
@@ -386,8 +391,8 @@ pub fn pad_graphormer_batch(
         key_padding_mask: vec![true; b * n],
         has_3d: molecules.iter().map(|f| f.coordinates.is_some()).collect(),
     };
-    let mut atom_offsets = [0usize; 9];
-    for k in 1..9 {
+    let mut atom_offsets = [0usize; OGB_ATOM_FEATURES];
+    for k in 1..OGB_ATOM_FEATURES {
         atom_offsets[k] = atom_offsets[k - 1] + ATOM_VOCAB[k - 1];
     }
     let bond_offsets = [0, BOND_VOCAB[0], BOND_VOCAB[0] + BOND_VOCAB[1]];
@@ -397,7 +402,8 @@ pub fn pad_graphormer_batch(
             let row = g * n + i;
             out.key_padding_mask[row] = false;
             for (c, offset) in atom_offsets.iter().enumerate() {
-                out.atom_index[row * 9 + c] = (1 + offset + f.atom_features[i][c] as usize) as i64;
+                out.atom_index[row * OGB_ATOM_FEATURES + c] =
+                    (1 + offset + f.atom_features[i][c] as usize) as i64;
             }
             out.degree_index[row] = 1 + (f.degree[i] as usize).min(limits.max_degree) as i64;
             out.atom_type[row] = 1 + f.atom_features[i][0] as i64;
@@ -511,11 +517,20 @@ mod tests {
         let mut f = featurize(&Molecule::from_smiles("CCO").unwrap(), 5, None).unwrap();
         f.atom_features[1][0] = 200;
         let e = pad_graphormer_batch(&[&f], &EncodingLimits::default()).unwrap_err();
+        assert!(
+            matches!(e, BatchError::Molecule { molecule: 0, .. }),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.contains("molecule 0") && e.contains("atom 1"), "{e}");
         f.atom_features[1][0] = 5;
         f.spd.pop();
         let e = pad_graphormer_batch(&[&f], &EncodingLimits::default()).unwrap_err();
-        assert!(e.contains("spd"), "{e}");
+        assert!(e.to_string().contains("spd"), "{e}");
+        assert_eq!(
+            pad_graphormer_batch(&[], &EncodingLimits::default()),
+            Err(BatchError::Empty)
+        );
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub use conformer::{ConformerOptions, CoordinateMethod, CoordinateSource};
 pub use dataset::{
     CacheReport, FeaturizeReport, SkippedMolecule, featurize_all, featurize_all_cached,
 };
-pub use error::FeaturizeError;
+pub use error::{BatchError, FeaturizeError};
 pub use graphormer::{
     EncodingLimits, GraphormerBatchData, GraphormerFeatures, ShortestPaths, pad_graphormer_batch,
 };

@@ -26,6 +26,71 @@ pub const MAT_D_ATOM: usize = 1
 /// Width with the raw-integer formal charge (one slot instead of three): 26.
 pub const MAT_D_ATOM_RAW_CHARGE: usize = MAT_D_ATOM - MAT_FORMAL_CHARGES.len() + 1;
 
+/// OGB atom features per atom (`ogb.utils.features.atom_to_feature_vector`).
+pub const OGB_ATOM_FEATURES: usize = 9;
+/// OGB bond features per bond (`ogb.utils.features.bond_to_feature_vector`).
+pub const OGB_BOND_FEATURES: usize = 3;
+/// OGB chirality tags (`possible_chirality_list`), then "misc".
+pub const OGB_CHIRALITY: [&str; 5] = [
+    "CHI_UNSPECIFIED",
+    "CHI_TETRAHEDRAL_CW",
+    "CHI_TETRAHEDRAL_CCW",
+    "CHI_OTHER",
+    "misc",
+];
+/// OGB hybridizations (`possible_hybridization_list`), then "misc".
+pub const OGB_HYBRIDIZATION: [&str; 6] = ["SP", "SP2", "SP3", "SP3D", "SP3D2", "misc"];
+/// OGB bond types (`possible_bond_type_list`), then "misc".
+pub const OGB_BOND_TYPE: [&str; 5] = ["SINGLE", "DOUBLE", "TRIPLE", "AROMATIC", "misc"];
+/// OGB bond stereo labels (`possible_bond_stereo_list`).
+pub const OGB_BOND_STEREO: [&str; 6] = [
+    "STEREONONE",
+    "STEREOZ",
+    "STEREOE",
+    "STEREOCIS",
+    "STEREOTRANS",
+    "STEREOANY",
+];
+/// Size of an integer OGB vocabulary `lo..=hi` plus "misc".
+const fn range_with_misc(lo: i32, hi: i32) -> usize {
+    (hi - lo + 1) as usize + 1
+}
+/// OGB atom vocabulary sizes, "misc" included, in feature order: atomic number 1..=118,
+/// chirality, total degree 0..=10, formal charge -5..=5, total H 0..=8, radical electrons
+/// 0..=4, hybridization, aromatic, in ring (`ogb.utils.features.get_atom_feature_dims`).
+pub const ATOM_VOCAB: [usize; OGB_ATOM_FEATURES] = [
+    range_with_misc(1, 118),
+    OGB_CHIRALITY.len(),
+    range_with_misc(0, 10),
+    range_with_misc(-5, 5),
+    range_with_misc(0, 8),
+    range_with_misc(0, 4),
+    OGB_HYBRIDIZATION.len(),
+    2,
+    2,
+];
+/// OGB bond vocabulary sizes: bond type, stereo, conjugated
+/// (`ogb.utils.features.get_bond_feature_dims`).
+pub const BOND_VOCAB: [usize; OGB_BOND_FEATURES] = [OGB_BOND_TYPE.len(), OGB_BOND_STEREO.len(), 2];
+/// Sum of a vocabulary's sizes.
+const fn total(sizes: &[usize]) -> usize {
+    let mut sum = 0;
+    let mut k = 0;
+    while k < sizes.len() {
+        sum += sizes[k];
+        k += 1;
+    }
+    sum
+}
+/// Rows of the single atom embedding table: every atom feature value gets its own row
+/// (offset by the earlier features' vocabularies), row 0 is padding.
+pub const ATOM_TABLE_ROWS: usize = 1 + total(&ATOM_VOCAB);
+/// Rows of the single bond embedding table, row 0 meaning "no bond" / padding.
+pub const BOND_TABLE_ROWS: usize = 1 + total(&BOND_VOCAB);
+/// Rows of the atom-type table of the 3D channel: row 0 padding, then the atomic-number
+/// vocabulary (1..=118 and misc).
+pub const ATOM_TYPES: usize = 1 + ATOM_VOCAB[0];
+
 /// Index of `value` in the sorted integer list `choices`.
 ///
 /// A value outside the list goes to the nearest end (`reference_compat = false`,
@@ -49,6 +114,17 @@ pub fn atomic_number_index(atomic_number: u8) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    /// The sizes ogb 1.3.6 reports (`get_atom_feature_dims`, `get_bond_feature_dims`).
+    #[test]
+    fn ogb_vocabularies_have_ogbs_sizes() {
+        assert_eq!(ATOM_VOCAB, [119, 5, 12, 12, 10, 6, 6, 2, 2]);
+        assert_eq!(BOND_VOCAB, [5, 6, 2]);
+        assert_eq!(ATOM_TABLE_ROWS, 175);
+        assert_eq!(BOND_TABLE_ROWS, 14);
+        assert_eq!(ATOM_TYPES, 120);
+    }
+
     use super::*;
 
     #[test]

@@ -395,7 +395,7 @@ fn fit(
         for chunk in order.chunks(spec.train.batch_size.max(1)) {
             let feats: Vec<&MatFeatures> = chunk.iter().map(|&i| train.features[i]).collect();
             let targets: Vec<Vec<f32>> = chunk.iter().map(|&i| train.targets[i].clone()).collect();
-            let data = pad_batch(&feats).map_err(TrainError::Invalid)?;
+            let data = pad_batch(&feats).map_err(|e| TrainError::Invalid(e.to_string()))?;
             let pred = model.forward(&MatBatch::from_data(&data, &ad));
             let l = loss(spec, pred, &targets, &ad);
             loss_sum += l.clone().into_scalar::<f32>() as f64 * chunk.len() as f64;

@@ -1,7 +1,7 @@
 //! Model inputs on a device.
 
 use burn::prelude::*;
-use mol_featurize::graphormer::GraphormerBatchData;
+use mol_featurize::graphormer::{GraphormerBatchData, OGB_ATOM_FEATURES};
 
 use super::mode::Mode;
 
@@ -9,7 +9,7 @@ use super::mode::Mode;
 /// atoms, `M` hops).
 #[derive(Debug, Clone)]
 pub struct TransformerMBatch {
-    /// `[B, N, 9]` atom table rows.
+    /// `[B, N, OGB_ATOM_FEATURES]` (9) atom table rows.
     pub atom_index: Tensor<3, Int>,
     /// `[B, N]` degree table rows.
     pub degree_index: Tensor<2, Int>,
@@ -47,7 +47,7 @@ impl TransformerMBatch {
             |v: &[i64]| Tensor::<1, Int>::from_data(TensorData::new(v.to_vec(), [v.len()]), device);
         let (s2, s3) = Mode::batch_switches(modes, &data.has_3d);
         Self {
-            atom_index: int(&data.atom_index).reshape([b, n, 9]),
+            atom_index: int(&data.atom_index).reshape([b, n, OGB_ATOM_FEATURES]),
             degree_index: int(&data.degree_index).reshape([b, n]),
             spatial_index: int(&data.spatial_index).reshape([b, n, n]),
             edge_index: int(&data.edge_index).reshape([b, n, n, m, 3]),

@@ -25,12 +25,12 @@ impl AtomEncoder {
     /// Atom features `[B, N, d]` (before the graph token): OGB embeddings summed, plus
     /// the degree encoding where the 2D channel is on.
     pub fn forward(&self, batch: &TransformerMBatch) -> Tensor<3> {
-        let [b, n, _] = batch.atom_index.dims();
+        let [b, n, f] = batch.atom_index.dims();
         let atoms = self
             .atom_embedding
-            .forward(batch.atom_index.clone().reshape([b, n * 9]));
+            .forward(batch.atom_index.clone().reshape([b, n * f]));
         let d = atoms.dims()[2];
-        let atoms = atoms.reshape([b, n, 9, d]).sum_dim(2).reshape([b, n, d]);
+        let atoms = atoms.reshape([b, n, f, d]).sum_dim(2).reshape([b, n, d]);
         let degree = self.degree_embedding.forward(batch.degree_index.clone());
         atoms + degree * batch.use_2d.clone().reshape([b, 1, 1])
     }

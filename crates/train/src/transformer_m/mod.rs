@@ -229,7 +229,8 @@ fn predict(
         1
     };
     for chunk in part.chunks(spec.train.batch_size.max(1)) {
-        let data = pad_graphormer_batch(chunk, &spec.model.limits).map_err(TrainError::Invalid)?;
+        let data = pad_graphormer_batch(chunk, &spec.model.limits)
+            .map_err(|e| TrainError::Invalid(e.to_string()))?;
         let modes = vec![mode; chunk.len()];
         let pred =
             model.forward_parallel(&TransformerMBatch::from_data(&data, &modes, device), parts);
@@ -332,8 +333,8 @@ pub fn train_transformer_m(
         for chunk in order.chunks(spec.train.batch_size.max(1)) {
             step += 1;
             let feats: Vec<&GraphormerFeatures> = chunk.iter().map(|&i| train_x[i]).collect();
-            let data =
-                pad_graphormer_batch(&feats, &spec.model.limits).map_err(TrainError::Invalid)?;
+            let data = pad_graphormer_batch(&feats, &spec.model.limits)
+                .map_err(|e| TrainError::Invalid(e.to_string()))?;
             let modes = spec.modes.sample(&data.has_3d, &mut rng);
             let batch = TransformerMBatch::from_data(&data, &modes, &ad);
             let y: Vec<f32> = chunk

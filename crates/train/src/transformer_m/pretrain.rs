@@ -99,7 +99,8 @@ pub fn pretrain_denoising(
         }
         let chunk: Vec<usize> = order.drain(..spec.batch_size.min(order.len())).collect();
         let feats: Vec<&GraphormerFeatures> = chunk.iter().map(|&i| &features[i].1).collect();
-        let data = pad_graphormer_batch(&feats, &spec.model.limits).map_err(TrainError::Invalid)?;
+        let data = pad_graphormer_batch(&feats, &spec.model.limits)
+            .map_err(|e| TrainError::Invalid(e.to_string()))?;
         let batch = TransformerMBatch::from_data(&data, &vec![Mode::ThreeD; chunk.len()], &ad);
         let [b, n] = batch.key_padding_mask.dims();
         let real = batch
