@@ -27,7 +27,7 @@ pub mod verify;
 use thiserror::Error;
 
 pub use graph::{GraphBuilder, write_model};
-pub use mat::{mat_feeds, mat_to_onnx};
+pub use mat::{mat_batch_feeds, mat_feeds, mat_to_onnx};
 pub use msa::msa_global_attention_to_onnx;
 pub use transformer_m::transformer_m_to_onnx;
 pub use verify::{Case, Feed, FeedData};

@@ -294,3 +294,33 @@ pub fn mat_feeds(data: &MatBatchData) -> Vec<Feed> {
         Feed::f32("distances", &[b, n, n], data.distances.clone()),
     ]
 }
+
+/// [`mat_feeds`] of a batch already on a device (its tensors read back).
+///
+/// # Errors
+/// [`crate::ExportError::Runtime`] when a tensor cannot be read back as f32.
+pub fn mat_batch_feeds(batch: &models::MatBatch) -> Result<Vec<Feed>, crate::ExportError> {
+    let [b, n, d] = batch.node_features.dims();
+    let read = |t: Tensor<3>| {
+        t.try_into_vec_as::<f32>()
+            .map_err(|e| crate::ExportError::Runtime {
+                runtime: "burn",
+                reason: format!("reading a MAT input back: {e:?}"),
+            })
+    };
+    let key_padding_mask = batch
+        .key_padding_mask
+        .clone()
+        .into_data()
+        .iter::<bool>()
+        .collect();
+    Ok(mat_feeds(&MatBatchData {
+        batch_size: b,
+        n_atoms: n,
+        d_atom: d,
+        node_features: read(batch.node_features.clone())?,
+        adjacency: read(batch.adjacency.clone())?,
+        distances: read(batch.distances.clone())?,
+        key_padding_mask,
+    }))
+}

@@ -44,23 +44,7 @@ fn check_mat(name: &str, config: MatConfig) {
     let model: MatModel = config.with_dropout(0.0).init(&dev);
     let b = batch(&dev, model.src_embed.lut.weight.dims()[0]);
     let want: Vec<f32> = model.forward(&b).try_into_vec_as().unwrap();
-    let [_, _, d_atom] = b.node_features.dims();
-    let mask: Vec<bool> = b
-        .key_padding_mask
-        .clone()
-        .into_data()
-        .iter::<bool>()
-        .collect();
-    let feeds = vec![
-        f32_feed("node_features", &[3, 5, d_atom], b.node_features.clone()),
-        Feed {
-            name: "key_padding_mask".into(),
-            shape: vec![3, 5],
-            data: FeedData::Bool(mask),
-        },
-        f32_feed("adjacency", &[3, 5, 5], b.adjacency.clone()),
-        f32_feed("distances", &[3, 5, 5], b.distances.clone()),
-    ];
+    let feeds = export::mat_batch_feeds(&b).unwrap();
     let file = path(name);
     export::write_model(&export::mat_to_onnx(&model, &[]), &file).unwrap();
     let got = run_tract(&file, &feeds).unwrap();

@@ -11,7 +11,7 @@ use burn::nn::loss::{MseLoss, Reduction};
 use burn::prelude::*;
 use burn::tensor::Device;
 #[cfg(feature = "onnx")]
-use export::{Case, Feed};
+use export::Case;
 use models::mat::LoadParts;
 use models::{MatBatch, MatConfig, MatModel};
 use safetensors::{Dtype, tensor::TensorView};
@@ -346,25 +346,10 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
 /// The ONNX inputs of `batch` and Burn's output on it.
 #[cfg(feature = "onnx")]
 fn onnx_case(model: &MatModel, batch: &MatBatch) -> Result<Case> {
-    let [b, n, d_atom] = batch.node_features.dims();
-    let mask: Vec<bool> = batch
-        .key_padding_mask
-        .clone()
-        .into_data()
-        .iter::<bool>()
-        .collect();
+    let [b, n, _] = batch.node_features.dims();
     Ok(Case {
         label: format!("{b} x {n} atoms"),
-        feeds: vec![
-            Feed::f32(
-                "node_features",
-                &[b, n, d_atom],
-                values(batch.node_features.clone()),
-            ),
-            Feed::bool("key_padding_mask", &[b, n], mask),
-            Feed::f32("adjacency", &[b, n, n], values(batch.adjacency.clone())),
-            Feed::f32("distances", &[b, n, n], values(batch.distances.clone())),
-        ],
+        feeds: export::mat_batch_feeds(batch)?,
         want: values(model.forward(batch)),
     })
 }
