@@ -244,6 +244,10 @@ impl MoleculeAttention {
     /// `[lambda_a, lambda_d, lambda_g]` as the forward pass uses them: the fixed
     /// values, or the trainable ones through ReLU and normalised to sum 1 (reference
     /// `trainable_lambda`). The one place the formula lives (the ONNX lowering reads it).
+    ///
+    /// # Panics
+    /// If the backend cannot read the three values back as f32 (it always can on
+    /// Burn's backends).
     pub fn lambda_values(&self, device: &Device) -> [f32; 3] {
         let v: Vec<f32> = self
             .lambda_vector(device)

@@ -88,7 +88,7 @@ pub fn read_run_spec<T: serde::de::DeserializeOwned>(
     if found != kind {
         return Err(TrainError::Checkpoint {
             path,
-            reason: format!("a {found:?} run, not a {kind:?} run"),
+            reason: format!("a --model {found} run, not a --model {kind} run"),
         });
     }
     let text = fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {

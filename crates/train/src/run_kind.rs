@@ -16,6 +16,16 @@ pub enum RunKind {
     TransformerM,
 }
 
+impl std::fmt::Display for RunKind {
+    /// The `--model` spelling: `mat`, `transformer-m`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            RunKind::Mat => "mat",
+            RunKind::TransformerM => "transformer-m",
+        })
+    }
+}
+
 impl RunKind {
     /// [`RunKind::Mat`] (serde default of MAT runs written before `kind` existed).
     pub fn mat() -> Self {

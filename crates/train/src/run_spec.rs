@@ -64,7 +64,7 @@ impl Default for TrainOptions {
             epochs: 100,
             batch_size: 32,
             learning_rate: 1e-3,
-            warmup_fraction: 0.2,
+            warmup_fraction: MAT_WARMUP_FRACTION,
             patience: 20,
             seed: 0,
         }

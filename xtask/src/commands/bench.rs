@@ -58,14 +58,19 @@ pub struct BenchArgs {
 /// Flags of the internal `bench-row`.
 #[derive(clap::Args)]
 pub struct BenchRowArgs {
+    /// The batch JSON written by `bench --compare-torch`.
     #[arg(long)]
     pub batch: PathBuf,
+    /// Model and size.
     #[arg(long, value_enum)]
     pub model: crate::model_bench::BenchModel,
+    /// Forward or training step.
     #[arg(long, value_enum)]
     pub mode: crate::model_bench::BenchMode,
+    /// Which runtime of ours.
     #[arg(long, value_enum)]
     pub runtime: crate::model_bench::BenchRuntime,
+    /// Seconds of timed calls.
     #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
 }

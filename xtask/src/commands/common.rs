@@ -9,6 +9,7 @@ use clap::ValueEnum;
 use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::{ConformerOptions, MatFeaturizer};
 
+/// `--device`: the Burn backend.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum DeviceArg {
     /// Pure-Rust CPU backend.
@@ -51,6 +52,7 @@ pub fn missing_feature(feature: &str, what: &str) -> anyhow::Error {
     )
 }
 
+/// `--model`: the model family.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum ModelArg {
     /// Molecule Attention Transformer.
@@ -59,12 +61,14 @@ pub enum ModelArg {
     TransformerM,
 }
 
+/// `--dataset`: a prepared dataset.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum DatasetArg {
     /// QM9 from qm9pack (downloaded and converted on first use, or by `cargo xtask data qm9`).
     Qm9,
 }
 
+/// `--preset`: a model size.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum PresetArg {
     /// Reference make_model defaults (d 128, 2 layers, 8 heads).
@@ -75,6 +79,7 @@ pub enum PresetArg {
     Base,
 }
 
+/// `--coords`: where MAT's distance matrices come from.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum CoordsArg {
     /// ETKDG 3D conformer, falling back to 2D then topological.
@@ -95,6 +100,10 @@ impl From<CoordsArg> for CoordinateMethod {
     }
 }
 
+/// MAT's dataset folder: `given`, else `$MOLATTN_DATA`, else `../shared/datasets`.
+///
+/// # Errors
+/// The folder does not exist.
 pub fn datasets_dir(given: Option<PathBuf>) -> Result<PathBuf> {
     let dir = given
         .or_else(|| std::env::var_os("MOLATTN_DATA").map(PathBuf::from))
@@ -114,6 +123,8 @@ pub fn conformer_cache_dir(cache: Option<PathBuf>, no_cache: bool) -> Option<Pat
     (!no_cache).then(|| cache_dir(cache))
 }
 
+/// A MAT featurizer with coordinates from `coords`, conformer seed `seed`, and the
+/// reference quirks when `reference_compat`.
 pub fn featurizer(coords: CoordsArg, seed: u64, reference_compat: bool) -> MatFeaturizer {
     MatFeaturizer {
         reference_compat,
@@ -143,6 +154,7 @@ pub fn repo_root() -> PathBuf {
         .join("..")
 }
 
+/// Threads available to this process (1 when unknown).
 pub fn rayon_threads() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())

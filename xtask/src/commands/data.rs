@@ -195,6 +195,7 @@ pub fn data_qm9(cache: Option<PathBuf>, force: bool) -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// `data <dataset>`.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum DataArg {
     /// QM9 from qm9pack (Transformer-M; Hartree and the units qm9pack gives).

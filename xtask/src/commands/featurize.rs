@@ -53,6 +53,7 @@ pub struct FeaturizeArgs {
     pub format: FeatureFormat,
 }
 
+/// `--format` of `featurize`.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum FeatureFormat {
     /// JSON with the featurization report.

@@ -27,9 +27,6 @@ pub struct TrainArgs {
     /// $MOLATTN_CACHE, else $XDG_CACHE_HOME/molattn, else ~/.cache/molattn).
     #[arg(long)]
     pub cache: Option<PathBuf>,
-    /// Embed every molecule; neither read nor write the conformer cache.
-    #[arg(long, conflicts_with = "cache")]
-    pub no_cache: bool,
     /// Run directory to write.
     #[arg(long)]
     pub out: PathBuf,
@@ -45,7 +42,8 @@ pub struct TrainArgs {
     /// Batch size.
     #[arg(long, default_value_t = 32)]
     pub batch_size: usize,
-    /// Peak learning rate (Noam schedule, 20% warm-up).
+    /// Peak learning rate (MAT: Noam schedule, 20% warm-up; Transformer-M: linear
+    /// warm-up over 6% of the steps, then linear decay).
     #[arg(long, default_value_t = 1e-3)]
     pub lr: f64,
     /// Early-stopping patience in epochs.
@@ -67,7 +65,11 @@ pub struct TrainArgs {
 
 /// Flags that only MAT training takes.
 #[derive(Args)]
+#[command(next_help_heading = "MAT only (--model mat)")]
 pub struct MatTrainArgs {
+    /// Embed every molecule; neither read nor write the conformer cache.
+    #[arg(long, conflicts_with = "cache")]
+    pub no_cache: bool,
     /// CSV with a SMILES column and target columns (MAT).
     #[arg(long, required_unless_present = "dataset")]
     pub data: Option<PathBuf>,
@@ -106,6 +108,7 @@ pub struct MatTrainArgs {
 
 /// Flags that only Transformer-M training takes.
 #[derive(Args)]
+#[command(next_help_heading = "Transformer-M only (--model transformer-m)")]
 pub struct TmTrainArgs {
     /// A prepared dataset instead of --data (Transformer-M: qm9).
     #[arg(long, value_enum)]
@@ -128,6 +131,7 @@ pub struct TmTrainArgs {
     pub size: TmSizeArgs,
 }
 
+/// `--task`.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum TaskArg {
     /// Regression (MSE on standardised targets).
@@ -259,7 +263,7 @@ fn train(args: TrainArgs) -> Result<()> {
         resume: args.mat.resume,
         progress: true,
         stop_after_epochs: None,
-        conformer_cache: conformer_cache_dir(args.cache.clone(), args.no_cache),
+        conformer_cache: conformer_cache_dir(args.cache.clone(), args.mat.no_cache),
     };
     let summary = train_run(&spec, &args.out, &control, &args.device.device()?)?;
     println!("{}", serde_json::to_string_pretty(&summary)?);

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use burn::tensor::Device;
 use models::transformer_m::{LayerNormPlacement, Mode, TransformerMConfig};
 use train::ModeProbabilities;
@@ -44,9 +44,9 @@ pub struct TmSizeArgs {
     pub kernels: Option<usize>,
     /// LayerNorm placement: `post` is the original Transformer-M (embedding LayerNorm,
     /// LayerNorm after each residual sum); `pre` normalises before each block and after
-    /// the last layer (docs/TRANSFORMER_M.md).
-    #[arg(long, value_enum, default_value = "post")]
-    pub layer_norm: LayerNormArg,
+    /// the last layer (docs/TRANSFORMER_M.md). Default: post.
+    #[arg(long, value_enum)]
+    pub layer_norm: Option<LayerNormArg>,
 }
 
 /// `--layer-norm` values.
@@ -65,6 +65,7 @@ impl TmSizeArgs {
             || self.d_model.is_some()
             || self.num_heads.is_some()
             || self.kernels.is_some()
+            || self.layer_norm.is_some()
     }
 }
 
@@ -88,10 +89,12 @@ pub fn tm_config(base: bool, size: &TmSizeArgs) -> TransformerMConfig {
     if let Some(v) = size.kernels {
         c.num_kernels = v;
     }
-    c.layer_norm = match size.layer_norm {
-        LayerNormArg::Post => LayerNormPlacement::Post,
-        LayerNormArg::Pre => LayerNormPlacement::Pre,
-    };
+    if let Some(placement) = size.layer_norm {
+        c.layer_norm = match placement {
+            LayerNormArg::Post => LayerNormPlacement::Post,
+            LayerNormArg::Pre => LayerNormPlacement::Pre,
+        };
+    }
     c
 }
 
@@ -130,7 +133,8 @@ pub fn train_tm(args: TmTrain, device: &Device) -> Result<()> {
     let (init_from, model) = match &args.init_from {
         None => (None, args.model),
         Some(p) => {
-            let (file, model) = resolve_init_from(p, args.model, args.size_given)?;
+            let (file, model) = resolve_init_from(p, args.model, args.size_given)
+                .with_context(|| format!("--init-from {}", p.display()))?;
             println!(
                 "initialising from {} (layers {}, d_model {}, heads {}, kernels {})",
                 file.display(),
