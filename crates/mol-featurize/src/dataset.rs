@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::cache::{CachedCoordinates, ConformerCache, cache_key};
 use crate::conformer::{self, CoordinateMethod};
 use crate::error::FeaturizeError;
-use crate::mat::{MatFeatures, MatFeaturizer};
+use crate::featurizer::Featurizer;
 use crate::molecule::{Molecule, guard};
 
 /// One molecule that could not be featurized.
@@ -63,15 +63,16 @@ pub struct CacheReport {
     pub error: Option<String>,
 }
 
-/// Featurizes `smiles[row]` for every row, in parallel, without a conformer cache.
+/// Featurizes `smiles[row]` for every row with any model's [`Featurizer`], in parallel,
+/// without a conformer cache.
 ///
 /// Returns one entry per input (`None` where skipped) and the report. A progress bar
 /// is drawn on stderr when `progress` is true.
-pub fn featurize_all(
+pub fn featurize_all<F: Featurizer>(
     smiles: &[String],
-    featurizer: &MatFeaturizer,
+    featurizer: &F,
     progress: bool,
-) -> (Vec<Option<MatFeatures>>, FeaturizeReport) {
+) -> (Vec<Option<F::Features>>, FeaturizeReport) {
     featurize_all_cached(smiles, featurizer, progress, None)
 }
 
@@ -81,13 +82,13 @@ const EMBED_CHUNK: usize = 256;
 /// [`featurize_all`], taking conformer coordinates from `cache` where it has them and
 /// storing the ones it computes (see [`crate::cache`]). A cache that cannot be read or
 /// written is reported in [`FeaturizeReport::cache`] and the run goes on without it.
-pub fn featurize_all_cached(
+pub fn featurize_all_cached<F: Featurizer>(
     smiles: &[String],
-    featurizer: &MatFeaturizer,
+    featurizer: &F,
     progress: bool,
     cache: Option<&ConformerCache>,
-) -> (Vec<Option<MatFeatures>>, FeaturizeReport) {
-    let options = &featurizer.conformer;
+) -> (Vec<Option<F::Features>>, FeaturizeReport) {
+    let options = featurizer.conformer_options();
     let parsed: Vec<Result<Molecule, FeaturizeError>> = smiles
         .par_iter()
         .map(|s| Molecule::from_smiles(s))
@@ -194,7 +195,7 @@ pub fn featurize_all_cached(
     bar.finish_and_clear();
 
     // Features (cheap) from the molecule and its coordinates.
-    let results: Vec<Result<MatFeatures, FeaturizeError>> = parsed
+    let results: Vec<Result<(F::Features, CoordinateMethod), FeaturizeError>> = parsed
         .into_par_iter()
         .zip(coords.into_par_iter())
         .zip(failed.into_par_iter())
@@ -203,15 +204,14 @@ pub fn featurize_all_cached(
             if let Some(e) = failed {
                 return Err(e);
             }
-            let (dist, source) = match xyz.flatten() {
-                Some((xyz, method)) => (conformer::distance_matrix(&xyz), method),
-                None => (
-                    conformer::topological_distance_matrix(&mol),
-                    CoordinateMethod::Topological,
-                ),
+            let (xyz, source) = match xyz.flatten() {
+                Some((xyz, method)) => (Some(xyz), method),
+                None => (None, CoordinateMethod::Topological),
             };
             guard(mol.smiles(), || {
-                Ok(featurizer.featurize_with_distances(&mol, &dist, source))
+                featurizer
+                    .features(&mol, xyz.as_deref(), source)
+                    .map(|f| (f, source))
             })
         })
         .collect();
@@ -224,11 +224,8 @@ pub fn featurize_all_cached(
     let mut out = Vec::with_capacity(smiles.len());
     for (row, result) in results.into_iter().enumerate() {
         match result {
-            Ok(f) => {
-                *report
-                    .coordinate_sources
-                    .entry(f.coordinate_source)
-                    .or_default() += 1;
+            Ok((f, source)) => {
+                *report.coordinate_sources.entry(source).or_default() += 1;
                 report.n_ok += 1;
                 out.push(Some(f));
             }
@@ -250,6 +247,41 @@ pub fn featurize_all_cached(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{ConformerOptions, GraphormerFeaturizer, MatFeaturizer};
+
+    /// The same pipeline serves Transformer-M inputs: conformer coordinates for the 3D
+    /// channel, none where only topological distances exist, the same skip report.
+    #[test]
+    fn graphormer_inputs_come_through_the_same_pipeline() {
+        let smiles: Vec<String> = ["CCO", "C1CC", "c1ccncc1"].map(String::from).to_vec();
+        let embedded = GraphormerFeaturizer {
+            max_hops: 5,
+            conformer: ConformerOptions::default(),
+        };
+        let (out, report) = featurize_all(&smiles, &embedded, false);
+        assert_eq!((report.n_ok, report.n_skipped), (2, 1));
+        assert_eq!(report.skipped[0].row, 1);
+        let ethanol = out[0].as_ref().unwrap();
+        assert_eq!(ethanol.num_atoms, 3);
+        let xyz = ethanol.coordinates.as_ref().unwrap();
+        let d = ((0..3).map(|k| (xyz[0][k] - xyz[1][k]).powi(2)).sum::<f32>()).sqrt();
+        assert!((1.4..1.6).contains(&d), "C-C {d} A");
+        let topological = GraphormerFeaturizer {
+            max_hops: 5,
+            conformer: ConformerOptions {
+                method: CoordinateMethod::Topological,
+                ..Default::default()
+            },
+        };
+        let (out, report) = featurize_all(&smiles, &topological, false);
+        assert!(out[2].as_ref().unwrap().coordinates.is_none());
+        assert_eq!(
+            report
+                .coordinate_sources
+                .get(&CoordinateMethod::Topological),
+            Some(&2)
+        );
+    }
 
     #[test]
     fn invalid_rows_are_reported_not_fatal() {

@@ -31,6 +31,7 @@ pub mod conformer;
 pub mod dataset;
 pub mod depict;
 pub mod error;
+pub mod featurizer;
 pub mod fuzz;
 pub mod graphormer;
 pub mod mat;
@@ -51,6 +52,7 @@ pub use dataset::{
     CacheReport, FeaturizeReport, SkippedMolecule, featurize_all, featurize_all_cached,
 };
 pub use error::{BatchError, FeaturizeError};
+pub use featurizer::{Featurizer, GraphormerFeaturizer};
 pub use graphormer::{
     EncodingLimits, GraphormerBatchData, GraphormerFeatures, ShortestPaths, pad_graphormer_batch,
 };

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use burn::tensor::Device;
-use models::transformer_m::{LayerNormPlacement, Mode, TransformerMConfig};
+use models::transformer_m::{GaussianInit, LayerNormPlacement, Mode, TransformerMConfig};
 use train::ModeProbabilities;
 use train::TrainOptions;
 use train::transformer_m::{
@@ -47,6 +47,19 @@ pub struct TmSizeArgs {
     /// the last layer (docs/TRANSFORMER_M.md). Default: post.
     #[arg(long, value_enum)]
     pub layer_norm: Option<LayerNormArg>,
+    /// Gaussian layer initialisation: `original` (apply_init, N(0, 0.02)) or `uniform`
+    /// (means and stds U(0, 3), gain 2; docs/RESULTS.md compares them on QM9).
+    #[arg(long, value_enum, default_value = "original")]
+    pub gaussian_init: GaussianInitArg,
+}
+
+/// `--gaussian-init` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum GaussianInitArg {
+    /// The original's apply_init.
+    Original,
+    /// The Gaussian layer's own U(0, 3) initialisation.
+    Uniform,
 }
 
 /// `--layer-norm` values.
@@ -89,6 +102,10 @@ pub fn tm_config(base: bool, size: &TmSizeArgs) -> TransformerMConfig {
     if let Some(v) = size.kernels {
         c.num_kernels = v;
     }
+    c.gaussian_init = match size.gaussian_init {
+        GaussianInitArg::Original => GaussianInit::Original,
+        GaussianInitArg::Uniform => GaussianInit::Uniform,
+    };
     if let Some(placement) = size.layer_norm {
         c.layer_norm = match placement {
             LayerNormArg::Post => LayerNormPlacement::Post,

@@ -221,23 +221,20 @@ fn onnx_rows_for(
     config: &TransformerMConfig,
 ) -> Result<Vec<Row>> {
     use export::Case;
-    use mol_featurize::{ConformerOptions, conformer};
+    use mol_featurize::{ConformerOptions, GraphormerFeaturizer, featurize_all};
 
     let device = Device::flex();
+    let featurizer = GraphormerFeaturizer {
+        max_hops: config.limits.max_hops,
+        conformer: ConformerOptions::default(),
+    };
     let feats = |smiles: &[&str]| -> Result<Vec<mol_featurize::GraphormerFeatures>> {
-        smiles
-            .iter()
-            .map(|s| {
-                let mol = Molecule::from_smiles(s)?;
-                let (xyz, _) = conformer::coordinates(&mol, &ConformerOptions::default())
-                    .ok_or_else(|| anyhow!("{s}: no coordinates"))?;
-                let xyz = xyz
-                    .iter()
-                    .map(|p| [p[0] as f32, p[1] as f32, p[2] as f32])
-                    .collect();
-                Ok(featurize(&mol, config.limits.max_hops, Some(xyz))?)
-            })
-            .collect()
+        let smiles: Vec<String> = smiles.iter().map(|s| s.to_string()).collect();
+        let (out, report) = featurize_all(&smiles, &featurizer, false);
+        if report.n_skipped > 0 {
+            return Err(anyhow!("not featurized: {:?}", report.skipped));
+        }
+        Ok(out.into_iter().flatten().collect())
     };
     let mut cases = Vec::new();
     for (smiles, modes) in [

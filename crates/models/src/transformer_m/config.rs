@@ -31,6 +31,20 @@ pub enum LayerNormPlacement {
     Pre,
 }
 
+/// How the Gaussian layer of the 3D channel starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum GaussianInit {
+    /// The original's `apply_init`: means, stds and the affine rows from N(0, 0.02), so
+    /// `gamma d + beta` starts near 0 for every distance and the kernels are 0.01-0.05 A
+    /// wide (the 3D channel must learn its gains first).
+    #[default]
+    Original,
+    /// The Gaussian layer's own initialisation, which `apply_init` overwrites in the
+    /// original: means and stds U(0, 3), gain rows 1 (so `gamma` = 2), offset rows 0.
+    Uniform,
+}
+
 /// Configuration of [`TransformerM`]; [`TransformerMConfig::base`] is the original's
 /// `transformer_m_base` architecture.
 #[derive(Config, Debug)]
@@ -59,6 +73,9 @@ pub struct TransformerMConfig {
     /// LayerNorm placement.
     #[config(default = "LayerNormPlacement::Post")]
     pub layer_norm: LayerNormPlacement,
+    /// Initialisation of the Gaussian layer.
+    #[config(default = "GaussianInit::Original")]
+    pub gaussian_init: GaussianInit,
     /// Dropout on embeddings, attention output and FFN output.
     #[config(default = 0.0)]
     pub dropout: f64,
@@ -85,9 +102,9 @@ impl TransformerMConfig {
     }
 
     /// Builds the model on `device` with the original's `apply_init`: every linear and
-    /// embedding weight (attention projections, Gaussian means, stds and affine tables,
-    /// graph token, virtual distance, per-hop edge weights included) from N(0, 0.02),
-    /// biases 0, LayerNorms 1 and 0. The degree table stands for the original's sum of
+    /// embedding weight (attention projections, Gaussian means, stds and affine tables
+    /// unless [`GaussianInit::Uniform`], graph token, virtual distance, per-hop edge
+    /// weights included) from N(0, 0.02), biases 0, LayerNorms 1 and 0. The degree table stands for the original's sum of
     /// an in-degree and an out-degree table, so it is drawn with std 0.02 * sqrt(2).
     ///
     /// # Panics
@@ -102,7 +119,6 @@ impl TransformerMConfig {
         );
         let (d, h, k) = (self.d_model, self.num_heads, self.num_kernels);
         let linear = |i: usize, o: usize| normal_linear(i, o, device);
-        let embedding = |n: usize, dim: usize| normal_embedding(n, dim, STD, device);
         let m = self.limits.max_hops;
         let pre_ln = self.layer_norm == LayerNormPlacement::Pre;
         let layer_norm = || {
@@ -131,12 +147,12 @@ impl TransformerMConfig {
                 virtual_distance: normal_param([1, h], device),
             },
             gaussian: GaussianLayer {
-                means: normal_param([k], device),
-                stds: normal_param([k], device),
-                mul_i: embedding(ATOM_TYPES, 1),
-                mul_j: embedding(ATOM_TYPES, 1),
-                bias_i: embedding(ATOM_TYPES, 1),
-                bias_j: embedding(ATOM_TYPES, 1),
+                means: gaussian_param(self.gaussian_init, k, device),
+                stds: gaussian_param(self.gaussian_init, k, device),
+                mul_i: affine_rows(self.gaussian_init, 1.0, device),
+                mul_j: affine_rows(self.gaussian_init, 1.0, device),
+                bias_i: affine_rows(self.gaussian_init, 0.0, device),
+                bias_j: affine_rows(self.gaussian_init, 0.0, device),
             },
             pair_bias_3d: PairBias3d {
                 dense: linear(k, k),
@@ -221,6 +237,35 @@ fn zero_row_0(table: Embedding) -> Embedding {
     Embedding {
         weight: Param::from_tensor(w.slice_assign([0..1, 0..dim], zeros).detach()),
     }
+}
+
+/// Gaussian means or stds `[K]` under `init`.
+fn gaussian_param(init: GaussianInit, k: usize, device: &Device) -> Param<Tensor<1>> {
+    match init {
+        GaussianInit::Original => normal_param([k], device),
+        GaussianInit::Uniform => Param::from_tensor(Tensor::random(
+            [k],
+            burn::tensor::Distribution::Uniform(0.0, 3.0),
+            device,
+        )),
+    }
+}
+
+/// An affine table of the Gaussian layer `[ATOM_TYPES, 1]` under `init` (`uniform_value`
+/// is the constant of [`GaussianInit::Uniform`]).
+fn affine_rows(init: GaussianInit, uniform_value: f64, device: &Device) -> Embedding {
+    let initializer = match init {
+        GaussianInit::Original => Initializer::Normal {
+            mean: 0.0,
+            std: STD,
+        },
+        GaussianInit::Uniform => Initializer::Constant {
+            value: uniform_value,
+        },
+    };
+    EmbeddingConfig::new(ATOM_TYPES, 1)
+        .with_initializer(initializer)
+        .init(device)
 }
 
 /// A parameter drawn from N(0, 0.02).

@@ -55,7 +55,7 @@ pub mod original_layout;
 mod tests;
 
 pub use batch::TransformerMBatch;
-pub use config::{LayerNormPlacement, TransformerMConfig};
+pub use config::{GaussianInit, LayerNormPlacement, TransformerMConfig};
 pub use encoder::EncoderLayer;
 pub use encodings::{AtomEncoder, BiasEncoder};
 pub use gaussian::{GaussianLayer, PairBias3d};

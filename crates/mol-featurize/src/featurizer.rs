@@ -1,0 +1,87 @@
+//! What a model's featurizer provides to the shared pipeline ([`crate::dataset`]):
+//! parallel parsing, conformer coordinates from the cache or ETKDG, the skip report.
+//! MAT ([`MatFeaturizer`]) and Graphormer / Transformer-M ([`GraphormerFeaturizer`])
+//! implement it, so every model gets batching, caching and reporting the same way.
+
+use serde::{Deserialize, Serialize};
+
+use crate::conformer::{self, ConformerOptions, CoordinateMethod};
+use crate::error::FeaturizeError;
+use crate::graphormer::{self, GraphormerFeatures};
+use crate::mat::{MatFeatures, MatFeaturizer};
+use crate::molecule::Molecule;
+
+/// A model's featurizer: model inputs of one molecule from its graph and its conformer.
+pub trait Featurizer: Sync {
+    /// One molecule's inputs.
+    type Features: Send;
+
+    /// How coordinates are made (method, seed, budgets); also keys the conformer cache.
+    fn conformer_options(&self) -> &ConformerOptions;
+
+    /// Inputs of `mol` given its heavy-atom coordinates in Angstrom (`None`: none could
+    /// be made, the topological fallback) and where they came from.
+    ///
+    /// # Errors
+    /// Why this molecule cannot be featurized (naming it).
+    fn features(
+        &self,
+        mol: &Molecule,
+        coordinates: Option<&[[f64; 3]]>,
+        source: CoordinateMethod,
+    ) -> Result<Self::Features, FeaturizeError>;
+}
+
+impl Featurizer for MatFeaturizer {
+    type Features = MatFeatures;
+
+    fn conformer_options(&self) -> &ConformerOptions {
+        &self.conformer
+    }
+
+    /// MAT features with the distance matrix of `coordinates`, or shortest-path
+    /// distances without them (docs/SPEC.md 1.1).
+    fn features(
+        &self,
+        mol: &Molecule,
+        coordinates: Option<&[[f64; 3]]>,
+        source: CoordinateMethod,
+    ) -> Result<MatFeatures, FeaturizeError> {
+        let dist = match coordinates {
+            Some(xyz) => conformer::distance_matrix(xyz),
+            None => conformer::topological_distance_matrix(mol),
+        };
+        Ok(self.featurize_with_distances(mol, &dist, source))
+    }
+}
+
+/// Graphormer / Transformer-M inputs ([`graphormer::featurize`]) with conformer
+/// coordinates for the 3D channel; a molecule whose coordinates are only topological
+/// carries none (it runs in 2D).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphormerFeaturizer {
+    /// Bonds of a path kept for the edge encoding (`multi_hop_max_dist`).
+    pub max_hops: usize,
+    /// Conformer settings of the 3D coordinates.
+    pub conformer: ConformerOptions,
+}
+
+impl Featurizer for GraphormerFeaturizer {
+    type Features = GraphormerFeatures;
+
+    fn conformer_options(&self) -> &ConformerOptions {
+        &self.conformer
+    }
+
+    fn features(
+        &self,
+        mol: &Molecule,
+        coordinates: Option<&[[f64; 3]]>,
+        source: CoordinateMethod,
+    ) -> Result<GraphormerFeatures, FeaturizeError> {
+        let xyz = coordinates
+            .filter(|_| source != CoordinateMethod::Topological)
+            .map(|c| c.iter().map(|p| p.map(|v| v as f32)).collect());
+        graphormer::featurize(mol, self.max_hops, xyz)
+    }
+}
