@@ -140,8 +140,8 @@ pub fn compare_torch(
          {threads} threads for every runtime; {}",
         data.batch_size,
         data.n_atoms,
-        tm_data.batch,
-        tm_data.atoms,
+        tm_data.batch_size,
+        tm_data.n_atoms,
         cpu_model()
     );
     println!(
@@ -158,7 +158,7 @@ pub fn compare_torch(
         let (path, batch, atoms) = if is_mat {
             (&batch_path, data.batch_size, data.n_atoms)
         } else {
-            (&tm_batch_path, tm_data.batch, tm_data.atoms)
+            (&tm_batch_path, tm_data.batch_size, tm_data.n_atoms)
         };
         for mode in [BenchMode::Forward, BenchMode::Train] {
             let mut runtimes = vec![BenchRuntime::Flex];
@@ -237,7 +237,7 @@ pub fn compare_torch(
         "versions": {"burn": "0.22.1", "torch": torch, "onnxruntime": onnxruntime},
         "batch": {"source": "first 32 featurizable ESOL molecules, 2D-layout distances",
                   "molecules": data.batch_size, "atoms": data.n_atoms,
-                  "transformer_m_atoms": tm_data.atoms},
+                  "transformer_m_atoms": tm_data.n_atoms},
         "rows": rows,
     });
     let out = root.join("bench/results.json");

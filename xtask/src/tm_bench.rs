@@ -76,7 +76,7 @@ pub fn write_batch(data: &GraphormerBatchData, path: &Path) -> Result<()> {
             "spatial_pos": original.spatial_pos, "edge_input": original.edge_input,
             "node_type_edge": original.node_type_edge, "masked": original.masked,
         },
-        "batch": data.batch, "atoms": data.atoms, "hops": data.hops,
+        "batch": data.batch_size, "atoms": data.n_atoms, "hops": data.hops,
         "atom_index": data.atom_index, "degree_index": data.degree_index,
         "spatial_index": data.spatial_index, "edge_index": data.edge_index,
         "path_length": data.path_length, "atom_type": data.atom_type,
@@ -90,8 +90,8 @@ fn read_batch(path: &Path) -> Result<GraphormerBatchData> {
     let mut json: serde_json::Value = serde_json::from_str(&text)?;
     let mut field = |name: &str| json[name].take();
     Ok(GraphormerBatchData {
-        batch: serde_json::from_value(field("batch"))?,
-        atoms: serde_json::from_value(field("atoms"))?,
+        batch_size: serde_json::from_value(field("batch"))?,
+        n_atoms: serde_json::from_value(field("atoms"))?,
         hops: serde_json::from_value(field("hops"))?,
         atom_index: serde_json::from_value(field("atom_index"))?,
         degree_index: serde_json::from_value(field("degree_index"))?,
@@ -119,7 +119,7 @@ pub fn time_row(
 ) -> Result<(f64, usize, usize)> {
     // `time_calls` is passed in so that both model families share one timing rule.
     let data = read_batch(batch_path)?;
-    let modes = vec![Mode::Both; data.batch];
+    let modes = vec![Mode::Both; data.batch_size];
     if !train {
         let net = config().init(device);
         let batch = TransformerMBatch::from_data(&data, &modes, device);
@@ -131,13 +131,13 @@ pub fn time_row(
             },
             seconds,
         )?;
-        return Ok((median, runs, data.batch));
+        return Ok((median, runs, data.batch_size));
     }
     let ad = device.clone().autodiff();
     let mut net = Some(config().init(&ad));
     let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
     let batch = TransformerMBatch::from_data(&data, &modes, &ad);
-    let b = data.batch;
+    let b = data.batch_size;
     let target = crate::model_bench::regression_target(b, &ad);
     let (median, runs) = time_calls(
         &mut || {

@@ -374,7 +374,7 @@ pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]
 /// # Panics
 /// If `modes.len()` is not the batch size.
 pub fn transformer_m_feeds(data: &GraphormerBatchData, modes: &[Mode]) -> Vec<Feed> {
-    let (b, n, m) = (data.batch, data.atoms, data.hops);
+    let (b, n, m) = (data.batch_size, data.n_atoms, data.hops);
     let (s2, s3) = Mode::batch_switches(modes, &data.has_3d);
     vec![
         Feed::i64(

@@ -65,7 +65,7 @@ fn main() {
     let (f, e) = (median(fused), median(explicit));
     println!(
         "batch 32 x {} atoms, {} threads: fused {:.1} ms, explicit {:.1} ms, {:.2}x",
-        data.atoms,
+        data.n_atoms,
         rayon::current_num_threads(),
         f * 1e3,
         e * 1e3,

@@ -320,9 +320,9 @@ impl EncodingLimits {
 #[derive(Debug, Clone, PartialEq)]
 pub struct GraphormerBatchData {
     /// Molecules `B`.
-    pub batch: usize,
+    pub batch_size: usize,
     /// Atoms per molecule after padding `N`.
-    pub atoms: usize,
+    pub n_atoms: usize,
     /// Hops per path `M` (`max_hops`).
     pub hops: usize,
     /// `[B, N, OGB_ATOM_FEATURES]` (9) rows of the atom table (`1 + offset + category`).
@@ -378,8 +378,8 @@ pub fn pad_graphormer_batch(
     }
     let n = molecules.iter().map(|f| f.num_atoms).max().unwrap_or(0);
     let mut out = GraphormerBatchData {
-        batch: b,
-        atoms: n,
+        batch_size: b,
+        n_atoms: n,
         hops: m,
         atom_index: vec![0; b * n * OGB_ATOM_FEATURES],
         degree_index: vec![0; b * n],
@@ -543,7 +543,7 @@ mod tests {
         )
         .unwrap();
         let batch = pad_graphormer_batch(&[&ethanol, &water], &EncodingLimits::default()).unwrap();
-        assert_eq!((batch.batch, batch.atoms), (2, 3));
+        assert_eq!((batch.batch_size, batch.n_atoms), (2, 3));
         assert_eq!(
             batch.key_padding_mask,
             vec![false, false, false, false, true, true]

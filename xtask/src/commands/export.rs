@@ -192,12 +192,12 @@ mod onnx {
             let refs: Vec<&mol_featurize::GraphormerFeatures> = chunk.iter().collect();
             let data = mol_featurize::pad_graphormer_batch(&refs, &spec.model.limits)
                 .map_err(anyhow::Error::msg)?;
-            let modes = vec![spec.eval_mode; data.batch];
+            let modes = vec![spec.eval_mode; data.batch_size];
             let want: Vec<f32> = model
                 .forward(&TransformerMBatch::from_data(&data, &modes, device))
                 .try_into_vec_as()?;
             cases.push(Case {
-                label: format!("{} x {} atoms", data.batch, data.atoms),
+                label: format!("{} x {} atoms", data.batch_size, data.n_atoms),
                 feeds: export::transformer_m::transformer_m_feeds(&data, &modes),
                 want,
             });

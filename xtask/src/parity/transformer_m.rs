@@ -72,7 +72,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
     let data = fixture_batch(&fx, &config)?;
     let fixture = format!("{IO} (original code)");
     let mut rows = vec![input_row(&fx, &model, &data, &fixture)?];
-    let b = data.batch;
+    let b = data.batch_size;
     for (mode, modes, what) in [
         ("both", vec![Mode::Both; b], "2D+3D (original eval path)"),
         ("2d", vec![Mode::TwoD; b], "2D only"),
@@ -260,7 +260,7 @@ fn onnx_rows_for(
             .forward(&TransformerMBatch::from_data(&data, &modes, &device))
             .try_into_vec_as::<f32>()?;
         cases.push(Case {
-            label: format!("{} x {} atoms", data.batch, data.atoms),
+            label: format!("{} x {} atoms", data.batch_size, data.n_atoms),
             feeds: export::transformer_m::transformer_m_feeds(&data, &modes),
             want,
         });

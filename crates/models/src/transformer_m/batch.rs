@@ -41,7 +41,7 @@ impl TransformerMBatch {
     /// # Panics
     /// If `modes` has the wrong length.
     pub fn from_data(data: &GraphormerBatchData, modes: &[Mode], device: &Device) -> Self {
-        let (b, n, m) = (data.batch, data.atoms, data.hops);
+        let (b, n, m) = (data.batch_size, data.n_atoms, data.hops);
         assert_eq!(modes.len(), b, "one mode per molecule");
         let int =
             |v: &[i64]| Tensor::<1, Int>::from_data(TensorData::new(v.to_vec(), [v.len()]), device);

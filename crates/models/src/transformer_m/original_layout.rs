@@ -83,7 +83,7 @@ pub fn collator_inputs(
     model: &TransformerM,
     data: &mol_featurize::GraphormerBatchData,
 ) -> CollatorInputs {
-    let (b, n) = (data.batch, data.atoms);
+    let (b, n) = (data.batch_size, data.n_atoms);
     let map = |v: &[i64], f: fn(&TransformerM, usize) -> usize| -> Vec<i64> {
         v.iter().map(|&r| f(model, r as usize) as i64).collect()
     };

@@ -70,7 +70,7 @@ fn original_checkpoint_loads_and_predicts_as_the_original_code() {
         (Mode::TwoD, "2d"),
         (Mode::ThreeD, "3d"),
     ] {
-        let batch = TransformerMBatch::from_data(&data, &vec![mode; data.batch], &dev);
+        let batch = TransformerMBatch::from_data(&data, &vec![mode; data.batch_size], &dev);
         let out = model.encode(&batch);
         let got = model.predict(&out).try_into_vec_as::<f32>().unwrap();
         let want = f32s(&format!("out.{key}.prediction"));
