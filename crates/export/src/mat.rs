@@ -7,7 +7,7 @@
 //! - `adjacency` f32 `[batch, atoms, atoms]`
 //! - `distances` f32 `[batch, atoms, atoms]`, Angstrom
 //!
-//! Output: `prediction` f32 `[batch, n_output]` (regression values or logits).
+//! Output: `prediction` f32 `[batch, num_targets]` (regression values or logits).
 
 use attn_core::mask::{MASKED_DISTANCE, MASKED_LOGIT};
 use attn_core::molecule_attention::ADJACENCY_EPS;
@@ -191,7 +191,7 @@ fn attention(
 /// model's `metadata_props`.
 pub fn mat_to_onnx(model: &MatModel, metadata: &[(String, String)]) -> ModelProto {
     let d_atom = model.src_embed.lut.weight.dims()[0];
-    let n_output = model.generator.proj.weight.dims()[1];
+    let num_targets = model.generator.proj.weight.dims()[1];
     let d_model = model.src_embed.lut.weight.dims()[1];
     let (batch, atoms) = (Dim::Symbolic("batch"), Dim::Symbolic("atoms"));
     let mut g = GraphBuilder::new("mat");
@@ -277,7 +277,7 @@ pub fn mat_to_onnx(model: &MatModel, metadata: &[(String, String)]) -> ModelProt
         &out,
         "prediction",
         Elem::F32,
-        &[batch, Dim::Fixed(n_output)],
+        &[batch, Dim::Fixed(num_targets)],
     );
     g.finish(metadata)
 }

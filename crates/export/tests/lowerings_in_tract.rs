@@ -78,7 +78,7 @@ fn mat_scale_norm_exp_kernel_trainable_lambdas_dummy_pooling_two_generator_layer
             .with_n_generator_layers(2)
             .with_dense_output_nonlinearity(OutputNonlinearity::Tanh)
             .with_leaky_relu_slope(0.1)
-            .with_n_output(2),
+            .with_num_targets(2),
     );
 }
 

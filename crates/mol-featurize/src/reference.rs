@@ -119,14 +119,33 @@ struct EdgeCaseFile {
     cases: Vec<EdgeCase>,
 }
 
+/// Why a reference fixture could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FixtureError {
+    /// The file could not be read or is not the expected JSON.
+    #[error("{path}: {reason}")]
+    Read {
+        /// The fixture.
+        path: String,
+        /// I/O or JSON message.
+        reason: String,
+    },
+    /// A line of a tab-separated fixture does not have the expected fields.
+    #[error("malformed line {0:?}")]
+    Malformed(String),
+}
+
 /// Reads `fixtures/edge_cases.json`.
 ///
 /// # Errors
-/// The I/O or JSON error, as text naming the path.
-pub fn read_edge_cases(path: &Path) -> Result<Vec<EdgeCase>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let file: EdgeCaseFile =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+/// [`FixtureError::Read`] naming the path.
+pub fn read_edge_cases(path: &Path) -> Result<Vec<EdgeCase>, FixtureError> {
+    let read = |reason: String| FixtureError::Read {
+        path: path.display().to_string(),
+        reason,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
+    let file: EdgeCaseFile = serde_json::from_str(&text).map_err(|e| read(e.to_string()))?;
     Ok(file.cases)
 }
 
@@ -248,8 +267,8 @@ pub struct FuzzCase {
 /// (later lines may start with `#`: a mutated SMILES can).
 ///
 /// # Errors
-/// The first malformed line.
-pub fn parse_fuzz_cases(text: &str) -> Result<Vec<FuzzCase>, String> {
+/// [`FixtureError::Malformed`] with the first malformed line.
+pub fn parse_fuzz_cases(text: &str) -> Result<Vec<FuzzCase>, FixtureError> {
     text.lines()
         .skip(usize::from(text.starts_with('#')))
         .map(|line| {
@@ -260,7 +279,7 @@ pub fn parse_fuzz_cases(text: &str) -> Result<Vec<FuzzCase>, String> {
                     accepted: verdict == "ok",
                     atoms: atoms.to_string(),
                 }),
-                _ => Err(format!("malformed line {line:?}")),
+                _ => Err(FixtureError::Malformed(line.to_string())),
             }
         })
         .collect()

@@ -39,7 +39,7 @@ pub fn smiles_part(text: &str) -> &str {
 ///
 /// # Errors
 /// The reason and the 0-based character position, e.g. `empty branch "()" at 2`.
-pub fn check(smiles: &str) -> Result<(), String> {
+pub(crate) fn check(smiles: &str) -> Result<(), String> {
     let b = smiles.as_bytes();
     let mut last = Last::Start;
     let mut depth = 0usize;

@@ -197,17 +197,17 @@ pub fn read_smiles_delimited(
 /// A `--delimiter` value: one ASCII character, or `tab` / `\t` for a tab.
 ///
 /// # Errors
-/// A message naming the value otherwise.
-pub fn parse_delimiter(text: &str) -> Result<char, String> {
+/// [`TrainError::Invalid`] naming the value otherwise.
+pub fn parse_delimiter(text: &str) -> Result<char, TrainError> {
     match text {
         "tab" | "\\t" | "\t" => Ok('\t'),
         _ => {
             let mut chars = text.chars();
             match (chars.next(), chars.next()) {
                 (Some(c), None) if c.is_ascii() => Ok(c),
-                _ => Err(format!(
+                _ => Err(TrainError::Invalid(format!(
                     "delimiter {text:?}: give one ASCII character, or tab"
-                )),
+                ))),
             }
         }
     }
@@ -304,9 +304,9 @@ mod tests {
         assert_eq!(t.smiles, vec!["CCO".to_string(), "CCN".to_string()]);
         assert_eq!(t.targets, vec![vec![3.0], vec![4.0]]);
 
-        assert_eq!(parse_delimiter("tab"), Ok('\t'));
-        assert_eq!(parse_delimiter("\\t"), Ok('\t'));
-        assert_eq!(parse_delimiter(";"), Ok(';'));
+        assert_eq!(parse_delimiter("tab").unwrap(), '\t');
+        assert_eq!(parse_delimiter("\\t").unwrap(), '\t');
+        assert_eq!(parse_delimiter(";").unwrap(), ';');
         assert!(parse_delimiter(";;").is_err());
         for p in [semicolon, tabs, bom] {
             let _ = std::fs::remove_file(p);

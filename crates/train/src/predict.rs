@@ -11,7 +11,7 @@ use crate::error::TrainError;
 use crate::run_spec::{RunSpec, Task};
 
 /// Runs `model` (evaluation mode) over `features` in batches of `batch_size`.
-/// Returns raw outputs `[n][n_output]` (logits for classification; scaled values for
+/// Returns raw outputs `[n][num_targets]` (logits for classification; scaled values for
 /// regression: apply [`RunSpec::unscale`]). On the flex CPU device each batch is split
 /// across rayon's threads ([`MatModel::forward_parallel`]).
 pub fn predict_raw(

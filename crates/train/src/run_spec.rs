@@ -144,7 +144,17 @@ impl RunSpec {
     /// # Errors
     /// [`TrainError::Checkpoint`] if missing, malformed, or another kind of run.
     pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
-        crate::checkpoint::read_run_spec(run_dir, RunKind::Mat)
+        let mut json: serde_json::Value = crate::checkpoint::read_run_spec(run_dir, RunKind::Mat)?;
+        // Runs written before MatConfig's `n_output` became `num_targets`.
+        if let Some(model) = json.get_mut("model").and_then(|m| m.as_object_mut())
+            && let Some(n) = model.remove("n_output")
+        {
+            model.entry("num_targets").or_insert(n);
+        }
+        serde_json::from_value(json).map_err(|e| TrainError::Checkpoint {
+            path: run_dir.join("run.json"),
+            reason: e.to_string(),
+        })
     }
 
     /// Loads `best_model.bpk` of a run directory onto `device`.

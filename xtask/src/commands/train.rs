@@ -235,7 +235,7 @@ fn train(args: TrainArgs) -> Result<()> {
             bail!("--preset base is Transformer-M's; use small or pretrained for MAT")
         }
     }
-    .with_n_output(args.targets.len());
+    .with_num_targets(args.targets.len());
     let spec = RunSpec {
         kind: train::RunKind::Mat,
         data: data.clone(),

@@ -78,7 +78,7 @@ fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize>, Vec<f32>
     }
     norm(&mut keys, "encoder.norm".into());
     linear(&mut keys, "src_embed.lut".into(), config.d_atom, d);
-    linear(&mut keys, "generator.proj".into(), d, config.n_output);
+    linear(&mut keys, "generator.proj".into(), d, config.num_targets);
     keys.into_iter()
         .map(|(name, shape)| {
             let n = shape.iter().product();

@@ -103,9 +103,10 @@ pub struct MatConfig {
     /// Pooling of atom states.
     #[config(default = "Aggregation::Mean")]
     pub aggregation: Aggregation,
-    /// Number of outputs (tasks).
+    /// Number of outputs (tasks); `n_output` in the reference and in run.json files
+    /// written before the rename (`train::RunSpec::load` migrates them).
     #[config(default = 1)]
-    pub n_output: usize,
+    pub num_targets: usize,
     /// Layers of the generator head (1 = a single Linear).
     #[config(default = 1)]
     pub n_generator_layers: usize,

@@ -19,12 +19,12 @@ pub struct GeneratorBlock {
     pub dropout: Dropout,
 }
 
-/// Pools `[B, N, d_model]` into `[B, d_model]` and projects to `[B, n_output]`.
+/// Pools `[B, N, d_model]` into `[B, d_model]` and projects to `[B, num_targets]`.
 #[derive(Module, Debug)]
 pub struct Generator {
     /// Hidden blocks (`n_generator_layers - 1` of them).
     pub hidden: Vec<GeneratorBlock>,
-    /// Reference `generator.proj`: Linear(d_model, n_output).
+    /// Reference `generator.proj`: Linear(d_model, num_targets).
     pub proj: Linear,
     /// LeakyReLU slope of the hidden blocks.
     pub leaky_relu_slope: f64,
@@ -50,7 +50,7 @@ impl Generator {
             .collect();
         Self {
             hidden,
-            proj: xavier(config.d_model, config.n_output, device),
+            proj: xavier(config.d_model, config.num_targets, device),
             leaky_relu_slope: config.leaky_relu_slope,
             aggregation: config.aggregation.code(),
         }
@@ -62,7 +62,7 @@ impl Generator {
     }
 
     /// `x: [B, N, d_model]`, `key_padding_mask: [B, N]` (`true` = padding)
-    /// -> `[B, n_output]`. The mean divides by the number of real nodes (dummy
+    /// -> `[B, num_targets]`. The mean divides by the number of real nodes (dummy
     /// included), as the reference.
     pub fn forward(&self, x: Tensor<3>, key_padding_mask: Tensor<2, Bool>) -> Tensor<2> {
         let [b, _, d] = x.dims();

@@ -35,14 +35,14 @@ impl MatConfig {
 }
 
 impl MatModel {
-    /// Predicts `[B, n_output]` (raw: regression values or classification logits).
+    /// Predicts `[B, num_targets]` (raw: regression values or classification logits).
     pub fn forward(&self, batch: &MatBatch) -> Tensor<2> {
         let h = self.encode(batch);
         self.generator.forward(h, batch.key_padding_mask.clone())
     }
 
     /// [`forward`](Self::forward) with the batch cut into `parts` contiguous groups of
-    /// molecules that run at once on rayon's threads; outputs `[B, n_output]` in the
+    /// molecules that run at once on rayon's threads; outputs `[B, num_targets]` in the
     /// batch's order, each molecule's values those of `forward` (molecules do not interact).
     ///
     /// For CPU inference. Burn's flex backend parallelises large GEMMs but runs

@@ -41,7 +41,7 @@ fn encoder_only_keeps_the_fresh_generator() {
     let _rng = crate::rng_exclusive();
     let dev = Device::flex();
     dev.seed(1);
-    let fresh = MatConfig::small().with_n_output(3).init(&dev);
+    let fresh = MatConfig::small().with_num_targets(3).init(&dev);
     let before = values(fresh.generator.proj.weight.val());
     let model = fresh
         .load_reference_weights(&small_pt(), LoadParts::EncoderOnly)

@@ -236,3 +236,29 @@ fn classification_with_scaffold_split_reports_roc_auc() {
     assert!((0.0..=1.0).contains(&test_auc));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A run.json written before MatConfig's `n_output` became `num_targets` still loads
+/// (predict, explain and export go through `RunSpec::load`), and kinds are checked.
+#[test]
+fn run_json_from_before_the_num_targets_rename_loads() {
+    let dir = std::env::temp_dir().join(format!("molattn-old-run-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut s = spec(
+        PathBuf::from("x.csv"),
+        Task::Regression,
+        SplitSpec::Scaffold,
+        1,
+    );
+    s.model = s.model.with_num_targets(3);
+    let text = serde_json::to_string(&s)
+        .unwrap()
+        .replace("\"num_targets\"", "\"n_output\"")
+        .replace("\"kind\":\"mat\",", "");
+    assert!(text.contains("\"n_output\":3") && !text.contains("\"kind\""));
+    std::fs::write(dir.join("run.json"), text).unwrap();
+    let loaded = RunSpec::load(&dir).unwrap();
+    assert_eq!(loaded.model.num_targets, 3);
+    assert_eq!(loaded.kind, RunKind::Mat);
+    assert!(train::transformer_m::TmRunSpec::load(&dir).is_err());
+    std::fs::remove_dir_all(&dir).ok();
+}
