@@ -99,6 +99,7 @@ fn method_code(m: CoordinateMethod) -> u8 {
         CoordinateMethod::Embed3d => 1,
         CoordinateMethod::Layout2d => 2,
         CoordinateMethod::Topological => 3,
+        CoordinateMethod::File => 4,
     }
 }
 
@@ -134,6 +135,7 @@ fn decode(bytes: &[u8]) -> Option<CachedCoordinates> {
         1 => CoordinateMethod::Embed3d,
         2 => CoordinateMethod::Layout2d,
         3 => CoordinateMethod::Topological,
+        4 => CoordinateMethod::File,
         _ => return None,
     };
     let n = u32::from_le_bytes(payload.get(1..5)?.try_into().ok()?) as usize;

@@ -61,6 +61,10 @@ pub enum CoordinateMethod {
     Layout2d,
     /// No coordinates: shortest-path bond counts x [`TOPOLOGICAL_BOND_ANGSTROM`].
     Topological,
+    /// Coordinates that came with the data (a dataset's DFT geometry, a structure
+    /// file's conformer; [`crate::dataset::featurize_all_with_coordinates`]). Never
+    /// computed: requested from [`coordinates`] it gives none, as `Topological`.
+    File,
 }
 
 /// The method that actually produced a molecule's distances.

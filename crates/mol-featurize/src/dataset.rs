@@ -216,9 +216,18 @@ pub fn featurize_all_cached<F: Featurizer>(
         })
         .collect();
 
+    report_of(smiles, results, cache_report)
+}
+
+/// One entry per row (`None` where skipped) and the report of `results`.
+fn report_of<T>(
+    smiles: &[String],
+    results: Vec<Result<(T, CoordinateMethod), FeaturizeError>>,
+    cache: Option<CacheReport>,
+) -> (Vec<Option<T>>, FeaturizeReport) {
     let mut report = FeaturizeReport {
         n_total: smiles.len(),
-        cache: cache_report,
+        cache,
         ..Default::default()
     };
     let mut out = Vec::with_capacity(smiles.len());
@@ -244,10 +253,95 @@ pub fn featurize_all_cached<F: Featurizer>(
     (out, report)
 }
 
+/// Featurizes `smiles[row]` with the coordinates that came with the data
+/// (`coordinates[row]`: heavy atoms in input order, Angstrom; `None`: topological), in
+/// parallel, with the same report as [`featurize_all`]: a dataset's DFT geometries, a
+/// structure file's conformers. No conformer is computed or cached.
+///
+/// # Panics
+/// If `coordinates` and `smiles` differ in length.
+pub fn featurize_all_with_coordinates<F: Featurizer>(
+    smiles: &[String],
+    coordinates: &[Option<Vec<[f64; 3]>>],
+    featurizer: &F,
+) -> (Vec<Option<F::Features>>, FeaturizeReport) {
+    assert_eq!(
+        smiles.len(),
+        coordinates.len(),
+        "one coordinate entry per row"
+    );
+    let results: Vec<Result<(F::Features, CoordinateMethod), FeaturizeError>> = smiles
+        .par_iter()
+        .zip(coordinates.par_iter())
+        .map(|(s, xyz)| {
+            let mol = Molecule::from_smiles(s)?;
+            if let Some(xyz) = xyz
+                && xyz.len() != mol.num_atoms()
+            {
+                return Err(FeaturizeError::Internal {
+                    smiles: s.clone(),
+                    reason: format!(
+                        "{} coordinate rows for {} heavy atoms",
+                        xyz.len(),
+                        mol.num_atoms()
+                    ),
+                });
+            }
+            let source = if xyz.is_some() {
+                CoordinateMethod::File
+            } else {
+                CoordinateMethod::Topological
+            };
+            guard(mol.smiles(), || {
+                featurizer
+                    .features(&mol, xyz.as_deref(), source)
+                    .map(|f| (f, source))
+            })
+        })
+        .collect();
+    report_of(smiles, results, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{ConformerOptions, GraphormerFeaturizer, MatFeaturizer};
+
+    /// Coordinates that come with the data: used as given (source `File`), a row whose
+    /// coordinates do not fit its molecule is skipped with the reason, `None` is
+    /// topological.
+    #[test]
+    fn given_coordinates_are_used_and_checked() {
+        let smiles: Vec<String> = ["CCO", "CC", "C"].map(String::from).to_vec();
+        let xyz = vec![
+            Some(vec![[0.0, 0.0, 0.0], [1.5, 0.0, 0.0], [2.0, 1.2, 0.0]]),
+            Some(vec![[0.0, 0.0, 0.0]]),
+            None,
+        ];
+        let featurizer = GraphormerFeaturizer {
+            max_hops: 5,
+            conformer: ConformerOptions::default(),
+        };
+        let (out, report) = featurize_all_with_coordinates(&smiles, &xyz, &featurizer);
+        assert_eq!((report.n_ok, report.n_skipped), (2, 1));
+        assert_eq!(report.skipped[0].row, 1);
+        assert!(report.skipped[0].reason.contains("1 coordinate rows for 2"));
+        assert_eq!(
+            out[0].as_ref().unwrap().coordinates.as_ref().unwrap()[1],
+            [1.5, 0.0, 0.0]
+        );
+        assert!(out[2].as_ref().unwrap().coordinates.is_none());
+        assert_eq!(
+            report.coordinate_sources.get(&CoordinateMethod::File),
+            Some(&1)
+        );
+        assert_eq!(
+            report
+                .coordinate_sources
+                .get(&CoordinateMethod::Topological),
+            Some(&1)
+        );
+    }
 
     /// The same pipeline serves Transformer-M inputs: conformer coordinates for the 3D
     /// channel, none where only topological distances exist, the same skip report.

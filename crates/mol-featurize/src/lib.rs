@@ -50,6 +50,7 @@ pub use cache::ConformerCache;
 pub use conformer::{ConformerOptions, CoordinateMethod, CoordinateSource};
 pub use dataset::{
     CacheReport, FeaturizeReport, SkippedMolecule, featurize_all, featurize_all_cached,
+    featurize_all_with_coordinates,
 };
 pub use error::{BatchError, FeaturizeError};
 pub use featurizer::{Featurizer, GraphormerFeaturizer};

@@ -18,12 +18,12 @@ use std::time::Instant;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerM, TransformerMBatch, TransformerMConfig};
-use mol_featurize::graphormer::{GraphormerFeatures, featurize};
-use mol_featurize::{Molecule, pad_graphormer_batch};
+use mol_featurize::graphormer::GraphormerFeatures;
+use mol_featurize::pad_graphormer_batch;
+use mol_featurize::{ConformerOptions, GraphormerFeaturizer, featurize_all_with_coordinates};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::write_json;
@@ -163,7 +163,7 @@ pub struct TmSummary {
 }
 
 /// Featurized molecules of `subset` (in its order) with their dataset rows. Molecules
-/// that fail are written with their reasons to `run_dir/skipped.json` and counted (the
+/// that fail are written with their reasons to `run_dir/featurize_report.json` and counted (the
 /// second value); the first is printed.
 pub(crate) fn featurize_subset(
     qm9: &Qm9,
@@ -172,33 +172,36 @@ pub(crate) fn featurize_subset(
     run_dir: &Path,
 ) -> Result<(Vec<(usize, GraphormerFeatures)>, usize), TrainError> {
     let rows = subset.rows(qm9.len());
-    let results: Vec<Result<(usize, GraphormerFeatures), String>> = rows
-        .par_iter()
+    let smiles: Vec<String> = rows.iter().map(|&r| qm9.index.smiles[r].clone()).collect();
+    let coordinates: Vec<Option<Vec<[f64; 3]>>> = rows
+        .iter()
         .map(|&r| {
-            let smiles = &qm9.index.smiles[r];
-            let mol = Molecule::from_smiles(smiles).map_err(|e| format!("row {r}: {e}"))?;
-            let f = featurize(&mol, max_hops, Some(qm9.coordinates_of(r).to_vec()))
-                .map_err(|e| format!("row {r}: {e}"))?;
-            Ok((r, f))
+            Some(
+                qm9.coordinates_of(r)
+                    .iter()
+                    .map(|p| p.map(f64::from))
+                    .collect(),
+            )
         })
         .collect();
-    let mut kept = Vec::new();
-    let mut skipped = Vec::new();
-    for r in results {
-        match r {
-            Ok(v) => kept.push(v),
-            Err(e) => skipped.push(e),
-        }
-    }
-    write_json(&run_dir.join("skipped.json"), &skipped)?;
-    if let Some(first) = skipped.first() {
+    let featurizer = GraphormerFeaturizer {
+        max_hops,
+        conformer: ConformerOptions::default(),
+    };
+    let (features, report) = featurize_all_with_coordinates(&smiles, &coordinates, &featurizer);
+    write_json(&run_dir.join("featurize_report.json"), &report)?;
+    if let Some(first) = report.skipped.first() {
         eprintln!(
-            "featurize: skipped {} of {} molecules (see skipped.json); first: {first}",
-            skipped.len(),
-            rows.len(),
+            "featurize: skipped {} of {} molecules (see featurize_report.json); first: {}",
+            report.n_skipped, report.n_total, first.reason
         );
     }
-    Ok((kept, skipped.len()))
+    let kept = rows
+        .iter()
+        .zip(features)
+        .filter_map(|(&r, f)| f.map(|f| (r, f)))
+        .collect();
+    Ok((kept, report.n_skipped))
 }
 
 /// Learning rate at `step` (1-based): linear warm-up to `peak` over `warmup` steps,
@@ -244,7 +247,7 @@ fn predict(
 
 /// Trains a Transformer-M on a QM9 subset as described by `spec`, writing into
 /// `run_dir`: `run.json`, `best_model.bpk`, `metrics.json`, `curves.png`,
-/// `skipped.json`. `device` is the plain device; training runs on its autodiff twin.
+/// `featurize_report.json`. `device` is the plain device; training runs on its autodiff twin.
 ///
 /// # Errors
 /// Dataset, model-file or I/O errors naming the file; an empty split.

@@ -59,7 +59,7 @@ pub struct PretrainSummary {
 }
 
 /// 3D position-denoising pretraining in [`Mode::ThreeD`]: writes `pretrain.json`,
-/// `skipped.json` (molecules that could not be featurized, with reasons),
+/// `featurize_report.json` (molecules that could not be featurized, with reasons),
 /// `pretrained_model.bpk` (load with `TmRunSpec::init_from` and the same model
 /// configuration), `pretrain_metrics.json` and `pretrain_loss.png`.
 ///
