@@ -2,7 +2,7 @@
 //! and glue live in `commands/<command>.rs`; this file only dispatches.
 
 use anyhow::Result;
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 mod commands;
 mod compare_torch;
@@ -71,17 +71,18 @@ enum Command {
 }
 
 fn main() -> Result<()> {
-    let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches)?;
+    let cli = Cli::parse();
     match cli.command {
         Command::Featurize(args) => commands::featurize::run(args),
         Command::Explain(args) => commands::explain::run_args(args),
         Command::Fuzz(args) => commands::fuzz::run_args(args),
         Command::Train(args) => {
-            let sub = matches
-                .subcommand_matches("train")
-                .expect("train was parsed");
-            commands::train::run(*args, sub)
+            // The words after `train`, parsed again for the selected model family.
+            let argv: Vec<String> = std::env::args()
+                .skip_while(|a| a != "train")
+                .skip(1)
+                .collect();
+            commands::train::run(*args, &argv)
         }
         Command::Data(args) => commands::data::run(args),
         Command::Pretrain(args) => commands::pretrain::run(args),

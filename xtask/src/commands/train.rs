@@ -6,7 +6,6 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use clap::ArgMatches;
-use clap::parser::ValueSource;
 use clap::{Args, ValueEnum};
 use models::MatConfig;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
@@ -17,9 +16,25 @@ use super::common::{
 use super::data::data_qm9;
 use super::train_transformer_m::{ModeArg, TmSizeArgs, TmTrain, tm_config, train_tm};
 
-/// Flags of `train`: those of every model, then each family's own.
+/// Flags of `train`: those of every model, then each family's own. After this
+/// (all-families) parse, the command line is parsed again by clap with the shared flags
+/// and the selected family's only, so clap itself rejects a flag of the other family.
 #[derive(Args)]
 pub struct TrainArgs {
+    /// Flags of every model family.
+    #[command(flatten)]
+    pub shared: SharedTrainArgs,
+    /// MAT flags.
+    #[command(flatten)]
+    pub mat: MatTrainArgs,
+    /// Transformer-M flags.
+    #[command(flatten)]
+    pub tm: TmTrainArgs,
+}
+
+/// Flags that every model family takes.
+#[derive(Args)]
+pub struct SharedTrainArgs {
     /// Model family.
     #[arg(long, value_enum, default_value = "mat")]
     pub model: ModelArg,
@@ -55,12 +70,6 @@ pub struct TrainArgs {
     /// Backend.
     #[arg(long, value_enum, default_value = "flex")]
     pub device: DeviceArg,
-    /// MAT flags.
-    #[command(flatten)]
-    pub mat: MatTrainArgs,
-    /// Transformer-M flags.
-    #[command(flatten)]
-    pub tm: TmTrainArgs,
 }
 
 /// Flags that only MAT training takes.
@@ -71,7 +80,7 @@ pub struct MatTrainArgs {
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
     /// CSV with a SMILES column and target columns (MAT).
-    #[arg(long, required_unless_present = "dataset")]
+    #[arg(long)]
     pub data: Option<PathBuf>,
     /// JSON split file ({"random-0": {"train": [...], ...}}).
     #[arg(long)]
@@ -140,36 +149,37 @@ pub enum TaskArg {
     Classification,
 }
 
-/// The flags of `A` given on the command line (`--name`).
-fn given<A: Args>(matches: &ArgMatches) -> Vec<String> {
-    A::augment_args(clap::Command::new("flags"))
-        .get_arguments()
-        .filter(|a| matches.value_source(a.get_id().as_str()) == Some(ValueSource::CommandLine))
-        .map(|a| format!("--{}", a.get_long().unwrap_or(a.get_id().as_str())))
-        .collect()
+/// Parses `argv` (the words after `train`) with clap, using the shared flags and those
+/// of `F` only: a flag of the other family is clap's "unexpected argument" error.
+fn parse_family<F: Args>(argv: &[String]) -> clap::error::Result<ArgMatches> {
+    let command = clap::Command::new("cargo xtask train");
+    F::augment_args(SharedTrainArgs::augment_args(command))
+        .try_get_matches_from(std::iter::once("train".to_string()).chain(argv.iter().cloned()))
 }
 
-/// Runs `train`; `matches` are the subcommand's, to reject the other family's flags.
+/// Runs `train`; `argv` are the words after `train` on the command line, parsed again
+/// for the selected model family ([`TrainArgs`]).
 ///
 /// # Errors
-/// A flag of the other model family, bad data or splits, training failures.
-pub fn run(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
-    let (foreign, model) = match args.model {
-        ModelArg::Mat => (given::<TmTrainArgs>(matches), "mat"),
-        ModelArg::TransformerM => (given::<MatTrainArgs>(matches), "transformer-m"),
+/// Bad data or splits, training failures. A flag of the other model family ends the
+/// process with clap's error (exit status 2), as any other unknown flag does.
+pub fn run(args: TrainArgs, argv: &[String]) -> Result<()> {
+    let parsed = match args.shared.model {
+        ModelArg::Mat => parse_family::<MatTrainArgs>(argv),
+        ModelArg::TransformerM => parse_family::<TmTrainArgs>(argv),
     };
-    if !foreign.is_empty() {
-        bail!("{} does not apply to --model {model}", foreign.join(", "));
+    if let Err(e) = parsed {
+        e.exit();
     }
     train(args)
 }
 
 fn train(args: TrainArgs) -> Result<()> {
-    if let ModelArg::TransformerM = args.model {
+    if let ModelArg::TransformerM = args.shared.model {
         let Some(DatasetArg::Qm9) = args.tm.dataset else {
             bail!("--model transformer-m trains on --dataset qm9");
         };
-        let [target] = &args.targets[..] else {
+        let [target] = &args.shared.targets[..] else {
             bail!("--model transformer-m takes one --target");
         };
         if target == "y" {
@@ -177,31 +187,31 @@ fn train(args: TrainArgs) -> Result<()> {
                 "--model transformer-m needs --target with a QM9 column, e.g. --target HOMO_LUMO_gap_au"
             );
         }
-        if matches!(args.preset, PresetArg::Pretrained) {
+        if matches!(args.shared.preset, PresetArg::Pretrained) {
             bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
         }
-        let model = tm_config(matches!(args.preset, PresetArg::Base), &args.tm.size);
+        let model = tm_config(matches!(args.shared.preset, PresetArg::Base), &args.tm.size);
         return train_tm(
             TmTrain {
-                dataset: data_qm9(args.cache, false)?,
+                dataset: data_qm9(args.shared.cache, false)?,
                 target: target.clone(),
                 limit: args.tm.limit,
                 offset: args.tm.offset,
                 mode: args.tm.mode,
                 model,
                 train: TrainOptions {
-                    epochs: args.epochs,
-                    batch_size: args.batch_size,
-                    learning_rate: args.lr,
+                    epochs: args.shared.epochs,
+                    batch_size: args.shared.batch_size,
+                    learning_rate: args.shared.lr,
                     warmup_fraction: train::transformer_m::WARMUP_FRACTION,
-                    patience: args.patience,
-                    seed: args.seed,
+                    patience: args.shared.patience,
+                    seed: args.shared.seed,
                 },
                 init_from: args.tm.init_from,
                 size_given: args.tm.size.any(),
-                out: args.out,
+                out: args.shared.out,
             },
-            &args.device.device()?,
+            &args.shared.device.device()?,
         );
     }
     let data = args
@@ -212,7 +222,7 @@ fn train(args: TrainArgs) -> Result<()> {
     let table = train::data::MoleculeTable::read_delimited(
         &data,
         &args.mat.smiles_column,
-        &args.targets,
+        &args.shared.targets,
         train::data::delimiter_byte(args.mat.delimiter)?,
     )?;
     let task = match args.mat.task {
@@ -226,34 +236,36 @@ fn train(args: TrainArgs) -> Result<()> {
             name: name.to_string(),
         },
         (None, "scaffold") => SplitSpec::Scaffold,
-        (None, _) => SplitSpec::Random { seed: args.seed },
+        (None, _) => SplitSpec::Random {
+            seed: args.shared.seed,
+        },
     };
-    let model = match args.preset {
+    let model = match args.shared.preset {
         PresetArg::Small => MatConfig::small(),
         PresetArg::Pretrained => MatConfig::pretrained(),
         PresetArg::Base => {
             bail!("--preset base is Transformer-M's; use small or pretrained for MAT")
         }
     }
-    .with_num_targets(args.targets.len());
+    .with_num_targets(args.shared.targets.len());
     let spec = RunSpec {
         kind: train::RunKind::Mat,
         data: data.clone(),
         smiles_column: args.mat.smiles_column,
         delimiter: args.mat.delimiter,
-        target_columns: args.targets,
+        target_columns: args.shared.targets,
         units: args.mat.units,
         split,
         task,
-        featurizer: featurizer(args.mat.coords, args.seed, args.mat.reference_compat),
+        featurizer: featurizer(args.mat.coords, args.shared.seed, args.mat.reference_compat),
         model,
         train: TrainOptions {
-            epochs: args.epochs,
-            batch_size: args.batch_size,
-            learning_rate: args.lr,
+            epochs: args.shared.epochs,
+            batch_size: args.shared.batch_size,
+            learning_rate: args.shared.lr,
             warmup_fraction: train::run_spec::MAT_WARMUP_FRACTION,
-            patience: args.patience,
-            seed: args.seed,
+            patience: args.shared.patience,
+            seed: args.shared.seed,
         },
         target_mean: Vec::new(),
         target_std: Vec::new(),
@@ -263,10 +275,15 @@ fn train(args: TrainArgs) -> Result<()> {
         resume: args.mat.resume,
         progress: true,
         stop_after_epochs: None,
-        conformer_cache: conformer_cache_dir(args.cache.clone(), args.mat.no_cache),
+        conformer_cache: conformer_cache_dir(args.shared.cache.clone(), args.mat.no_cache),
     };
-    let summary = train_run(&spec, &args.out, &control, &args.device.device()?)?;
+    let summary = train_run(
+        &spec,
+        &args.shared.out,
+        &control,
+        &args.shared.device.device()?,
+    )?;
     println!("{}", serde_json::to_string_pretty(&summary)?);
-    println!("run written to {}", args.out.display());
+    println!("run written to {}", args.shared.out.display());
     Ok(())
 }
