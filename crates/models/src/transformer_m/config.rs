@@ -1,21 +1,16 @@
 //! Configuration, presets and initialisation of [`TransformerM`].
 
-use attn_core::BiasedMultiHeadAttentionConfig;
-use burn::module::Param;
-use burn::nn::{
-    DropoutConfig, Embedding, EmbeddingConfig, Initializer, LayerNormConfig, Linear, LinearConfig,
-};
+use burn::nn::DropoutConfig;
 use burn::prelude::*;
 use mol_featurize::EncodingLimits;
-use mol_featurize::graphormer::{ATOM_TABLE_ROWS, ATOM_TYPES, BOND_TABLE_ROWS};
 use serde::{Deserialize, Serialize};
 
-use super::encoder::EncoderLayer;
-use super::encodings::{AtomEncoder, BiasEncoder};
-use super::gaussian::{GaussianLayer, PairBias3d};
-use super::heads::{DenoisingHead, RegressionHead};
+use super::encoder::EncoderLayerConfig;
+use super::encodings::{AtomEncoderConfig, BiasEncoderConfig};
+use super::gaussian::{GaussianLayerConfig, PairBias3dConfig};
+use super::heads::{DenoisingHeadConfig, RegressionHeadConfig};
+use super::init;
 use super::model::TransformerM;
-use super::{DENOISING_ATTENTION_DROPOUT, LAYER_NORM_EPS};
 
 /// Where the encoder layers put their LayerNorms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -118,161 +113,34 @@ impl TransformerMConfig {
             self.spatial_pos_max
         );
         let (d, h, k) = (self.d_model, self.num_heads, self.num_kernels);
-        let linear = |i: usize, o: usize| normal_linear(i, o, device);
-        let m = self.limits.max_hops;
         let pre_ln = self.layer_norm == LayerNormPlacement::Pre;
-        let layer_norm = || {
-            LayerNormConfig::new(d)
-                .with_epsilon(LAYER_NORM_EPS)
-                .init(device)
-        };
-        // Tables with a padding row in the original (`padding_idx = 0`, zeroed by
-        // apply_init and never trained).
-        let padded =
-            |n: usize, dim: usize, std: f64| zero_row_0(normal_embedding(n, dim, std, device));
+        let layer = EncoderLayerConfig::new(d, self.ffn_dim, h, pre_ln)
+            .with_dropout(self.dropout)
+            .with_attention_dropout(self.attention_dropout)
+            .with_activation_dropout(self.activation_dropout);
         TransformerM {
-            atom_encoder: AtomEncoder {
-                atom_embedding: padded(ATOM_TABLE_ROWS, d, STD),
-                degree_embedding: padded(
-                    self.limits.degree_rows(),
-                    d,
-                    STD * std::f64::consts::SQRT_2,
-                ),
-                graph_token: normal_param([1, d], device),
-            },
-            bias_encoder: BiasEncoder {
-                spatial_embedding: padded(self.limits.spatial_rows(), h, STD),
-                edge_embedding: padded(BOND_TABLE_ROWS, h, STD),
-                edge_hop_weight: normal_param([m, h, h], device),
-                virtual_distance: normal_param([1, h], device),
-            },
-            gaussian: GaussianLayer {
-                means: gaussian_param(self.gaussian_init, k, device),
-                stds: gaussian_param(self.gaussian_init, k, device),
-                mul_i: affine_rows(self.gaussian_init, 1.0, device),
-                mul_j: affine_rows(self.gaussian_init, 1.0, device),
-                bias_i: affine_rows(self.gaussian_init, 0.0, device),
-                bias_j: affine_rows(self.gaussian_init, 0.0, device),
-            },
-            pair_bias_3d: PairBias3d {
-                dense: linear(k, k),
-                out: linear(k, h),
-            },
-            atom_proj_3d: linear(k, d),
-            emb_layer_norm: (!pre_ln).then(layer_norm),
+            atom_encoder: AtomEncoderConfig::new(d, self.limits.degree_rows()).init(device),
+            bias_encoder: BiasEncoderConfig::new(
+                h,
+                self.limits.spatial_rows(),
+                self.limits.max_hops,
+            )
+            .init(device),
+            gaussian: GaussianLayerConfig::new(k)
+                .with_init(self.gaussian_init)
+                .init(device),
+            pair_bias_3d: PairBias3dConfig::new(k, h).init(device),
+            atom_proj_3d: init::normal_linear(k, d, device),
+            emb_layer_norm: (!pre_ln).then(|| init::layer_norm(d, device)),
             embedding_dropout: DropoutConfig::new(self.dropout).init(),
-            layers: (0..self.num_layers)
-                .map(|_| {
-                    let mut self_attn = BiasedMultiHeadAttentionConfig::new(d, h)
-                        .with_dropout(self.attention_dropout)
-                        .init(device);
-                    self_attn.q_proj = linear(d, d);
-                    self_attn.k_proj = linear(d, d);
-                    self_attn.v_proj = linear(d, d);
-                    self_attn.out_proj = linear(d, d);
-                    EncoderLayer {
-                        self_attn_layer_norm: layer_norm(),
-                        self_attn,
-                        final_layer_norm: layer_norm(),
-                        fc1: linear(d, self.ffn_dim),
-                        fc2: linear(self.ffn_dim, d),
-                        dropout: DropoutConfig::new(self.dropout).init(),
-                        activation_dropout: DropoutConfig::new(self.activation_dropout).init(),
-                        pre_ln,
-                    }
-                })
-                .collect(),
-            final_layer_norm: pre_ln.then(layer_norm),
-            head: RegressionHead {
-                dense: linear(d, d),
-                layer_norm: layer_norm(),
-                out: linear(d, self.num_targets),
-            },
-            denoise_head: self.denoising_head.then(|| DenoisingHead {
-                q_proj: linear(d, d),
-                k_proj: linear(d, d),
-                v_proj: linear(d, d),
-                force_proj1: linear(d, 1),
-                force_proj2: linear(d, 1),
-                force_proj3: linear(d, 1),
-                dropout: DropoutConfig::new(DENOISING_ATTENTION_DROPOUT).init(),
-                num_heads: h,
-            }),
+            layers: (0..self.num_layers).map(|_| layer.init(device)).collect(),
+            final_layer_norm: pre_ln.then(|| init::layer_norm(d, device)),
+            head: RegressionHeadConfig::new(d, self.num_targets).init(device),
+            denoise_head: self
+                .denoising_head
+                .then(|| DenoisingHeadConfig::new(d, h).init(device)),
             num_heads: h,
             spatial_pos_max: self.spatial_pos_max,
         }
     }
-}
-
-/// The original's `init_params` standard deviation.
-const STD: f64 = 0.02;
-
-/// `Linear(i, o)` with weight N(0, 0.02) and bias 0 (Burn would draw the bias from the
-/// weight's initializer).
-fn normal_linear(i: usize, o: usize, device: &Device) -> Linear {
-    let mut linear = LinearConfig::new(i, o)
-        .with_initializer(Initializer::Normal {
-            mean: 0.0,
-            std: STD,
-        })
-        .init(device);
-    linear.bias = linear
-        .bias
-        .map(|b| b.map(|t| Tensor::zeros(t.shape(), &t.device())));
-    linear
-}
-
-fn normal_embedding(n: usize, dim: usize, std: f64, device: &Device) -> Embedding {
-    EmbeddingConfig::new(n, dim)
-        .with_initializer(Initializer::Normal { mean: 0.0, std })
-        .init(device)
-}
-
-/// `table` with row 0 set to zeros, as a fresh leaf parameter (no autodiff history
-/// from the assignment).
-fn zero_row_0(table: Embedding) -> Embedding {
-    let w = table.weight.val();
-    let [_, dim] = w.dims();
-    let zeros = Tensor::zeros([1, dim], &w.device());
-    Embedding {
-        weight: Param::from_tensor(w.slice_assign([0..1, 0..dim], zeros).detach()),
-    }
-}
-
-/// Gaussian means or stds `[K]` under `init`.
-fn gaussian_param(init: GaussianInit, k: usize, device: &Device) -> Param<Tensor<1>> {
-    match init {
-        GaussianInit::Original => normal_param([k], device),
-        GaussianInit::Uniform => Param::from_tensor(Tensor::random(
-            [k],
-            burn::tensor::Distribution::Uniform(0.0, 3.0),
-            device,
-        )),
-    }
-}
-
-/// An affine table of the Gaussian layer `[ATOM_TYPES, 1]` under `init` (`uniform_value`
-/// is the constant of [`GaussianInit::Uniform`]).
-fn affine_rows(init: GaussianInit, uniform_value: f64, device: &Device) -> Embedding {
-    let initializer = match init {
-        GaussianInit::Original => Initializer::Normal {
-            mean: 0.0,
-            std: STD,
-        },
-        GaussianInit::Uniform => Initializer::Constant {
-            value: uniform_value,
-        },
-    };
-    EmbeddingConfig::new(ATOM_TYPES, 1)
-        .with_initializer(initializer)
-        .init(device)
-}
-
-/// A parameter drawn from N(0, 0.02).
-fn normal_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D>> {
-    Param::from_tensor(Tensor::random(
-        shape,
-        burn::tensor::Distribution::Normal(0.0, STD),
-        device,
-    ))
 }

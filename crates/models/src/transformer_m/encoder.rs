@@ -1,10 +1,61 @@
 //! One encoder layer (original `TransformerMEncoderLayer`, `sandwich_ln = False`):
 //! post-LN by default, pre-LN as a named option ([`super::LayerNormPlacement`]).
 
-use attn_core::BiasedMultiHeadAttention;
-use burn::nn::{Dropout, LayerNorm, Linear};
+use attn_core::{BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig};
+use burn::nn::{Dropout, DropoutConfig, LayerNorm, Linear};
 use burn::prelude::*;
 use burn::tensor::activation::gelu;
+
+use super::init::{layer_norm, normal_linear};
+
+/// Configuration of [`EncoderLayer`].
+#[derive(Config, Debug)]
+pub struct EncoderLayerConfig {
+    /// d_model.
+    pub d_model: usize,
+    /// FFN hidden size.
+    pub ffn_dim: usize,
+    /// Attention heads H.
+    pub num_heads: usize,
+    /// Pre-LN (`true`) or the original's post-LN.
+    pub pre_ln: bool,
+    /// Dropout on both residual branches.
+    #[config(default = 0.0)]
+    pub dropout: f64,
+    /// Dropout on the attention weights.
+    #[config(default = 0.1)]
+    pub attention_dropout: f64,
+    /// Dropout after GELU.
+    #[config(default = 0.1)]
+    pub activation_dropout: f64,
+}
+
+impl EncoderLayerConfig {
+    /// The layer with the original's init (every projection N(0, 0.02), biases 0).
+    ///
+    /// # Panics
+    /// If `d_model` is not divisible by `num_heads`.
+    pub fn init(&self, device: &Device) -> EncoderLayer {
+        let d = self.d_model;
+        let mut self_attn = BiasedMultiHeadAttentionConfig::new(d, self.num_heads)
+            .with_dropout(self.attention_dropout)
+            .init(device);
+        self_attn.q_proj = normal_linear(d, d, device);
+        self_attn.k_proj = normal_linear(d, d, device);
+        self_attn.v_proj = normal_linear(d, d, device);
+        self_attn.out_proj = normal_linear(d, d, device);
+        EncoderLayer {
+            self_attn_layer_norm: layer_norm(d, device),
+            self_attn,
+            final_layer_norm: layer_norm(d, device),
+            fc1: normal_linear(d, self.ffn_dim, device),
+            fc2: normal_linear(self.ffn_dim, d, device),
+            dropout: DropoutConfig::new(self.dropout).init(),
+            activation_dropout: DropoutConfig::new(self.activation_dropout).init(),
+            pre_ln: self.pre_ln,
+        }
+    }
+}
 
 /// One encoder layer with biased self-attention and a GELU FFN.
 ///

@@ -7,6 +7,59 @@ use burn::nn::Embedding;
 use burn::prelude::*;
 
 use super::batch::TransformerMBatch;
+use super::init::{STD, normal_param, padded_table};
+use mol_featurize::graphormer::{ATOM_TABLE_ROWS, BOND_TABLE_ROWS};
+
+/// Configuration of [`AtomEncoder`].
+#[derive(Config, Debug)]
+pub struct AtomEncoderConfig {
+    /// d_model.
+    pub d_model: usize,
+    /// Rows of the degree table (`EncodingLimits::degree_rows`).
+    pub degree_rows: usize,
+}
+
+impl AtomEncoderConfig {
+    /// The encoder with the original's init; the degree table stands for the sum of the
+    /// original's in- and out-degree tables, so its std is 0.02 * sqrt(2).
+    pub fn init(&self, device: &Device) -> AtomEncoder {
+        let d = self.d_model;
+        AtomEncoder {
+            atom_embedding: padded_table(ATOM_TABLE_ROWS, d, STD, device),
+            degree_embedding: padded_table(
+                self.degree_rows,
+                d,
+                STD * std::f64::consts::SQRT_2,
+                device,
+            ),
+            graph_token: normal_param([1, d], device),
+        }
+    }
+}
+
+/// Configuration of [`BiasEncoder`].
+#[derive(Config, Debug)]
+pub struct BiasEncoderConfig {
+    /// Attention heads H.
+    pub num_heads: usize,
+    /// Rows of the spatial table (`EncodingLimits::spatial_rows`).
+    pub spatial_rows: usize,
+    /// Hops of the edge encoding (`multi_hop_max_dist`).
+    pub max_hops: usize,
+}
+
+impl BiasEncoderConfig {
+    /// The encoder with the original's init.
+    pub fn init(&self, device: &Device) -> BiasEncoder {
+        let h = self.num_heads;
+        BiasEncoder {
+            spatial_embedding: padded_table(self.spatial_rows, h, STD, device),
+            edge_embedding: padded_table(BOND_TABLE_ROWS, h, STD, device),
+            edge_hop_weight: normal_param([self.max_hops, h, h], device),
+            virtual_distance: normal_param([1, h], device),
+        }
+    }
+}
 
 /// Atom features: OGB category embeddings (summed), degree embedding, graph token.
 #[derive(Module, Debug)]

@@ -7,7 +7,53 @@ use burn::nn::{Embedding, Linear};
 use burn::prelude::*;
 use burn::tensor::activation::gelu;
 
+use super::config::GaussianInit;
+use super::init::{affine_rows, gaussian_param, normal_linear};
 use super::{GAUSSIAN_PI, GAUSSIAN_STD_EPS};
+
+/// Configuration of [`GaussianLayer`].
+#[derive(Config, Debug)]
+pub struct GaussianLayerConfig {
+    /// Gaussian kernels K.
+    pub num_kernels: usize,
+    /// Initialisation.
+    #[config(default = "GaussianInit::Original")]
+    pub init: GaussianInit,
+}
+
+impl GaussianLayerConfig {
+    /// The layer under [`GaussianLayerConfig::init`].
+    pub fn init(&self, device: &Device) -> GaussianLayer {
+        let k = self.num_kernels;
+        GaussianLayer {
+            means: gaussian_param(self.init, k, device),
+            stds: gaussian_param(self.init, k, device),
+            mul_i: affine_rows(self.init, 1.0, device),
+            mul_j: affine_rows(self.init, 1.0, device),
+            bias_i: affine_rows(self.init, 0.0, device),
+            bias_j: affine_rows(self.init, 0.0, device),
+        }
+    }
+}
+
+/// Configuration of [`PairBias3d`].
+#[derive(Config, Debug)]
+pub struct PairBias3dConfig {
+    /// Gaussian kernels K.
+    pub num_kernels: usize,
+    /// Attention heads H.
+    pub num_heads: usize,
+}
+
+impl PairBias3dConfig {
+    /// The MLP with the original's init.
+    pub fn init(&self, device: &Device) -> PairBias3d {
+        PairBias3d {
+            dense: normal_linear(self.num_kernels, self.num_kernels, device),
+            out: normal_linear(self.num_kernels, self.num_heads, device),
+        }
+    }
+}
 
 /// Gaussian basis of pair distances. The affine map's gain and offset are each the sum
 /// of a row for atom i's type and a row for atom j's type, so they are not symmetric in

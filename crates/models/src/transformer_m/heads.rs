@@ -3,9 +3,58 @@
 //! of `models/transformer_m.py`) and the 3D position-denoising head (original
 //! `AtomTaskHead`).
 
-use burn::nn::{Dropout, LayerNorm, Linear};
+use burn::nn::{Dropout, DropoutConfig, LayerNorm, Linear};
 use burn::prelude::*;
 use burn::tensor::activation::{gelu, softmax};
+
+use super::DENOISING_ATTENTION_DROPOUT;
+use super::init::{layer_norm, normal_linear};
+
+/// Configuration of [`RegressionHead`].
+#[derive(Config, Debug)]
+pub struct RegressionHeadConfig {
+    /// d_model.
+    pub d_model: usize,
+    /// Outputs.
+    pub num_targets: usize,
+}
+
+impl RegressionHeadConfig {
+    /// The head with the original's init.
+    pub fn init(&self, device: &Device) -> RegressionHead {
+        RegressionHead {
+            dense: normal_linear(self.d_model, self.d_model, device),
+            layer_norm: layer_norm(self.d_model, device),
+            out: normal_linear(self.d_model, self.num_targets, device),
+        }
+    }
+}
+
+/// Configuration of [`DenoisingHead`].
+#[derive(Config, Debug)]
+pub struct DenoisingHeadConfig {
+    /// d_model.
+    pub d_model: usize,
+    /// Attention heads H.
+    pub num_heads: usize,
+}
+
+impl DenoisingHeadConfig {
+    /// The head with the original's init (attention dropout 0.1, as the original).
+    pub fn init(&self, device: &Device) -> DenoisingHead {
+        let d = self.d_model;
+        DenoisingHead {
+            q_proj: normal_linear(d, d, device),
+            k_proj: normal_linear(d, d, device),
+            v_proj: normal_linear(d, d, device),
+            force_proj1: normal_linear(d, 1, device),
+            force_proj2: normal_linear(d, 1, device),
+            force_proj3: normal_linear(d, 1, device),
+            dropout: DropoutConfig::new(DENOISING_ATTENTION_DROPOUT).init(),
+            num_heads: self.num_heads,
+        }
+    }
+}
 
 /// Graph-level head on the graph token: `Linear -> GELU -> LN -> Linear`.
 #[derive(Module, Debug)]

@@ -1,0 +1,98 @@
+//! The original's initialisation helpers (`init_params` under `apply_init`): linear and
+//! embedding weights from N(0, 0.02), biases 0, padding rows 0.
+
+use burn::module::Param;
+use burn::nn::{
+    Embedding, EmbeddingConfig, Initializer, LayerNorm, LayerNormConfig, Linear, LinearConfig,
+};
+use burn::prelude::*;
+use mol_featurize::graphormer::ATOM_TYPES;
+
+use super::LAYER_NORM_EPS;
+use super::config::GaussianInit;
+
+/// The original's `init_params` standard deviation.
+pub(super) const STD: f64 = 0.02;
+
+/// `Linear(i, o)` with weight N(0, 0.02) and bias 0 (Burn would draw the bias from the
+/// weight's initializer).
+pub(super) fn normal_linear(i: usize, o: usize, device: &Device) -> Linear {
+    let mut linear = LinearConfig::new(i, o)
+        .with_initializer(Initializer::Normal {
+            mean: 0.0,
+            std: STD,
+        })
+        .init(device);
+    linear.bias = linear
+        .bias
+        .map(|b| b.map(|t| Tensor::zeros(t.shape(), &t.device())));
+    linear
+}
+
+pub(super) fn normal_embedding(n: usize, dim: usize, std: f64, device: &Device) -> Embedding {
+    EmbeddingConfig::new(n, dim)
+        .with_initializer(Initializer::Normal { mean: 0.0, std })
+        .init(device)
+}
+
+/// `table` with row 0 set to zeros, as a fresh leaf parameter (no autodiff history
+/// from the assignment).
+pub(super) fn zero_row_0(table: Embedding) -> Embedding {
+    let w = table.weight.val();
+    let [_, dim] = w.dims();
+    let zeros = Tensor::zeros([1, dim], &w.device());
+    Embedding {
+        weight: Param::from_tensor(w.slice_assign([0..1, 0..dim], zeros).detach()),
+    }
+}
+
+/// Gaussian means or stds `[K]` under `init`.
+pub(super) fn gaussian_param(init: GaussianInit, k: usize, device: &Device) -> Param<Tensor<1>> {
+    match init {
+        GaussianInit::Original => normal_param([k], device),
+        GaussianInit::Uniform => Param::from_tensor(Tensor::random(
+            [k],
+            burn::tensor::Distribution::Uniform(0.0, 3.0),
+            device,
+        )),
+    }
+}
+
+/// An affine table of the Gaussian layer `[ATOM_TYPES, 1]` under `init` (`uniform_value`
+/// is the constant of [`GaussianInit::Uniform`]).
+pub(super) fn affine_rows(init: GaussianInit, uniform_value: f64, device: &Device) -> Embedding {
+    let initializer = match init {
+        GaussianInit::Original => Initializer::Normal {
+            mean: 0.0,
+            std: STD,
+        },
+        GaussianInit::Uniform => Initializer::Constant {
+            value: uniform_value,
+        },
+    };
+    EmbeddingConfig::new(ATOM_TYPES, 1)
+        .with_initializer(initializer)
+        .init(device)
+}
+
+/// A parameter drawn from N(0, 0.02).
+pub(super) fn normal_param<const D: usize>(shape: [usize; D], device: &Device) -> Param<Tensor<D>> {
+    Param::from_tensor(Tensor::random(
+        shape,
+        burn::tensor::Distribution::Normal(0.0, STD),
+        device,
+    ))
+}
+
+/// LayerNorm over `d` with the original's epsilon.
+pub(super) fn layer_norm(d: usize, device: &Device) -> LayerNorm {
+    LayerNormConfig::new(d)
+        .with_epsilon(LAYER_NORM_EPS)
+        .init(device)
+}
+
+/// A table with a padding row in the original (`padding_idx = 0`: zeroed by apply_init,
+/// never trained), N(0, `std`).
+pub(super) fn padded_table(n: usize, dim: usize, std: f64, device: &Device) -> Embedding {
+    zero_row_0(normal_embedding(n, dim, std, device))
+}
