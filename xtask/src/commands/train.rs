@@ -287,3 +287,25 @@ fn train(args: TrainArgs) -> Result<()> {
     println!("run written to {}", args.shared.out.display());
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// clap rejects a flag of the other model family and accepts the family's own.
+    #[test]
+    fn a_flag_of_the_other_family_is_a_clap_error() {
+        let mat = words(&["--out", "r", "--data", "x.csv", "--splits", "s.json"]);
+        let tm = words(&["--out", "r", "--model", "transformer-m", "--mode", "3d"]);
+        assert!(parse_family::<MatTrainArgs>(&mat).is_ok());
+        assert!(parse_family::<TmTrainArgs>(&tm).is_ok());
+        let e = parse_family::<TmTrainArgs>(&mat).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument);
+        assert!(e.to_string().contains("--data"), "{e}");
+        assert!(parse_family::<MatTrainArgs>(&tm).is_err());
+    }
+}
