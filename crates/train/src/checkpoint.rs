@@ -84,18 +84,14 @@ pub fn read_run_spec<T: serde::de::DeserializeOwned>(
     kind: crate::RunKind,
 ) -> Result<T, TrainError> {
     let path = run_dir.join("run.json");
-    let found = crate::run_kind(run_dir)?;
+    let (json, found) = crate::run_kind::read_run_json(run_dir)?;
     if found != kind {
         return Err(TrainError::Checkpoint {
             path,
             reason: format!("a --model {found} run, not a --model {kind} run"),
         });
     }
-    let text = fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
-        path: path.clone(),
-        reason: e.to_string(),
-    })?;
-    serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
+    serde_json::from_value(json).map_err(|e| TrainError::Checkpoint {
         path,
         reason: e.to_string(),
     })

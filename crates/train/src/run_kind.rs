@@ -45,6 +45,15 @@ impl RunKind {
 /// # Errors
 /// [`TrainError::Checkpoint`] when `run.json` is missing or not JSON.
 pub fn run_kind(run_dir: &Path) -> Result<RunKind, TrainError> {
+    Ok(read_run_json(run_dir)?.1)
+}
+
+/// `run_dir/run.json` as JSON and the run's kind (see [`run_kind`]), read once.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] when `run.json` is missing, not JSON, or its `kind` is
+/// not a known one.
+pub(crate) fn read_run_json(run_dir: &Path) -> Result<(serde_json::Value, RunKind), TrainError> {
     let path = run_dir.join("run.json");
     let checkpoint = |reason: String| TrainError::Checkpoint {
         path: path.clone(),
@@ -53,11 +62,14 @@ pub fn run_kind(run_dir: &Path) -> Result<RunKind, TrainError> {
     let text = std::fs::read_to_string(&path).map_err(|e| checkpoint(e.to_string()))?;
     let json: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| checkpoint(e.to_string()))?;
-    match json.get("kind") {
-        Some(kind) => serde_json::from_value(kind.clone()).map_err(|e| checkpoint(e.to_string())),
-        None if json.get("eval_mode").is_some() => Ok(RunKind::TransformerM),
-        None => Ok(RunKind::Mat),
-    }
+    let kind = match json.get("kind") {
+        Some(kind) => {
+            serde_json::from_value(kind.clone()).map_err(|e| checkpoint(e.to_string()))?
+        }
+        None if json.get("eval_mode").is_some() => RunKind::TransformerM,
+        None => RunKind::Mat,
+    };
+    Ok((json, kind))
 }
 
 #[cfg(test)]
