@@ -28,8 +28,9 @@ pub struct MoleculeTable {
     pub targets: Vec<Vec<f32>>,
     /// Names of the target columns.
     pub target_columns: Vec<String>,
-    /// Rows whose target cell is missing or not a finite number (their `targets` entry is
-    /// NaN), in row order: skipped for training and reported, never an abort.
+    /// Rows without a usable label (every target missing) or with a target cell that is
+    /// not a number, in row order: skipped for training and reported, never an abort. A
+    /// row with some targets missing is kept; those cells are NaN and masked.
     pub label_problems: Vec<SkippedMolecule>,
 }
 
@@ -112,44 +113,53 @@ impl MoleculeTable {
             let record = record.map_err(|e| csv_err(format!("row {row}: {e}")))?;
             let smiles = record.get(smiles_at).unwrap_or_default().to_string();
             let mut values = Vec::with_capacity(target_at.len());
-            let mut problem: Option<(&str, String)> = None;
+            let mut bad: Option<String> = None;
+            let mut first_missing: Option<String> = None;
             for (&at, name) in target_at.iter().zip(target_columns) {
                 let cell = record.get(at).unwrap_or_default().trim();
                 let parsed = cell.parse::<f32>().ok();
                 // NaN in any spelling (`NAN`, `nan`) is missing, as pandas' NA strings.
                 let missing =
                     MISSING_LABEL_CELLS.contains(&cell) || parsed.is_some_and(f32::is_nan);
-                let value = if missing {
-                    None
-                } else {
-                    parsed.filter(|v| v.is_finite())
-                };
-                match value {
+                match parsed.filter(|v| v.is_finite() && !missing) {
                     Some(v) => values.push(v),
                     None => {
                         values.push(f32::NAN);
-                        let kind = if missing { MISSING_LABEL } else { BAD_LABEL };
-                        problem.get_or_insert((
-                            kind,
-                            format!(
-                                "row {row} (SMILES {smiles:?}): column {name:?} has no label \
-                                 ({cell:?} is {})",
-                                if kind == MISSING_LABEL {
-                                    "missing"
-                                } else {
-                                    "not a finite number"
-                                }
-                            ),
-                        ));
+                        if missing {
+                            first_missing.get_or_insert_with(|| {
+                                format!("column {name:?} ({cell:?} is missing)")
+                            });
+                        } else {
+                            bad.get_or_insert_with(|| {
+                                format!("column {name:?} ({cell:?} is not a finite number)")
+                            });
+                        }
                     }
                 }
             }
+            // A malformed number skips its row (a data error, reported); a missing label
+            // is masked in the loss and metrics of its task (chemprop's convention), and
+            // only a row with no label at all is skipped.
+            let problem = match (bad, first_missing) {
+                (Some(reason), _) => Some((BAD_LABEL, reason)),
+                (None, Some(reason))
+                    if !target_at.is_empty() && values.iter().all(|v| v.is_nan()) =>
+                {
+                    let reason = if target_at.len() == 1 {
+                        reason
+                    } else {
+                        format!("every target column is missing (first: {reason})")
+                    };
+                    Some((MISSING_LABEL, reason))
+                }
+                _ => None,
+            };
             if let Some((kind, reason)) = problem {
                 table.label_problems.push(SkippedMolecule {
                     row,
                     smiles: smiles.clone(),
                     kind: kind.to_string(),
-                    reason,
+                    reason: format!("row {row} (SMILES {smiles:?}): no usable label: {reason}"),
                 });
             }
             table.smiles.push(smiles);
@@ -158,9 +168,19 @@ impl MoleculeTable {
         Ok(table)
     }
 
-    /// Whether every target of `row` is a finite number.
+    /// Whether `row` has at least one usable label (the others are masked).
     pub fn is_labelled(&self, row: usize) -> bool {
-        self.targets[row].iter().all(|v| v.is_finite())
+        self.targets[row].iter().any(|v| v.is_finite())
+    }
+
+    /// Missing label cells of rows that are trained on (masked per task).
+    pub fn n_missing_cells(&self) -> usize {
+        let skipped: std::collections::HashSet<usize> =
+            self.label_problems.iter().map(|p| p.row).collect();
+        (0..self.len())
+            .filter(|r| !skipped.contains(r))
+            .map(|r| self.targets[r].iter().filter(|v| v.is_nan()).count())
+            .sum()
     }
 
     /// Number of rows.

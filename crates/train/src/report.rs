@@ -16,6 +16,24 @@ pub struct PartMetrics {
     pub mae: Option<f64>,
     /// ROC-AUC (classification), averaged over targets.
     pub roc_auc: Option<f64>,
+    /// The same per target column (missing labels left out), in column order.
+    #[serde(default)]
+    pub per_task: Vec<TaskMetrics>,
+}
+
+/// Metrics of one target column on one part.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TaskMetrics {
+    /// Target column.
+    pub target: String,
+    /// Molecules with this label.
+    pub n: usize,
+    /// RMSE (regression).
+    pub rmse: Option<f64>,
+    /// MAE (regression).
+    pub mae: Option<f64>,
+    /// ROC-AUC (classification; `None` with one class only).
+    pub roc_auc: Option<f64>,
 }
 
 /// One epoch of the learning curve.
@@ -23,13 +41,13 @@ pub struct PartMetrics {
 pub struct EpochRecord {
     /// 1-based epoch.
     pub epoch: usize,
-    /// Mean training loss (MSE on standardised targets, or BCE).
+    /// Training loss (MSE on standardised targets, or BCE), mean over the epoch's batches.
     pub train_loss: f64,
     /// Validation loss, same definition.
     pub valid_loss: f64,
     /// Validation metric watched by early stopping (RMSE or ROC-AUC).
     pub valid_metric: f64,
-    /// Learning rate at the end of the epoch.
+    /// Learning rate, mean over the epoch's optimiser steps.
     pub learning_rate: f64,
 }
 
@@ -74,6 +92,9 @@ pub struct TrainSummary {
     /// failed both); not trained or evaluated on.
     #[serde(default)]
     pub n_unlabelled: usize,
+    /// Missing label cells of trained rows, masked in the loss and metrics of their task.
+    #[serde(default)]
+    pub n_missing_labels: usize,
     /// Split rows dropped because their molecule was skipped, per part.
     pub n_dropped_from_split: [usize; 3],
     /// Model parameters.

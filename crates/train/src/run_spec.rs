@@ -175,17 +175,4 @@ impl RunSpec {
             })
             .collect()
     }
-
-    /// Standardised targets `(y - mean) / std` per column (the inverse of
-    /// [`RunSpec::unscale`]).
-    pub(crate) fn scale(&self, target: &[f32]) -> Vec<f32> {
-        target
-            .iter()
-            .enumerate()
-            .map(|(k, v)| {
-                (v - self.target_mean.get(k).copied().unwrap_or(0.0))
-                    / self.target_std.get(k).copied().unwrap_or(1.0)
-            })
-            .collect()
-    }
 }

@@ -6,65 +6,61 @@
 //! logits for classification. Early stopping watches validation RMSE (regression) or
 //! ROC-AUC (classification); the best epoch's weights are kept.
 //!
-//! Exact resume: every epoch starts by re-seeding the device (dropout) and the data
-//! shuffle from `(seed, epoch)`, and the checkpoint holds the model, the Adam state,
-//! the global step and the history, so `--resume` continues bit for bit. This holds for
-//! one training per process: Burn's CPU backend draws every random number from one
-//! process-wide generator, so trainings running concurrently in one process interleave
-//! their draws.
+//! Training runs on the engine ([`crate::engine`], burn-train's `Learner`): exact resume
+//! from the last complete checkpoint, several devices, progress lines or the dashboard.
+//! Multi-task tables: one output per target column, missing labels masked per task.
+//! Exactness of resume holds for one training per process: Burn's CPU backend draws
+//! every random number from one process-wide generator, so trainings running
+//! concurrently in one process interleave their draws.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
-use burn::lr_scheduler::noam::NoamLrSchedulerConfig;
-use burn::nn::loss::{BinaryCrossEntropyLossConfig, MseLoss, Reduction};
-use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::optim::AdamConfig;
 use burn::prelude::*;
 use models::mat::LoadParts;
-use models::{MatBatch, MatModel};
-use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached, pad_batch};
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
-use serde::{Deserialize, Serialize};
+use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached};
 
-use crate::checkpoint::{resolve, write_atomically, write_file_atomically, write_json};
+use crate::checkpoint::write_json;
 use crate::data::MoleculeTable;
+use crate::engine::{self, Devices, FitSettings, MetricKind, Progress, TaskMetric};
 use crate::error::TrainError;
-use crate::evaluation::{Part, metric_of, part_metrics, spec_metrics, write_test_predictions};
-use crate::predict::predict_raw;
-use crate::report::{EpochRecord, TrainSummary};
+use crate::evaluation::{Part, part_metrics, write_test_predictions};
+use crate::mat_step::{MatBatcher, MatExample, MatLearner};
+use crate::report::TrainSummary;
 use crate::run_spec::{RunSpec, Task};
 use crate::splits::split_rows;
 
-/// State saved in the checkpoint for an exact resume.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct TrainState {
-    epochs_done: usize,
-    global_step: usize,
-    best_metric: f64,
-    best_epoch: usize,
-    history: Vec<EpochRecord>,
-    train_seconds: f64,
-}
-
-/// Options of [`train_run`] that are not part of the run's definition.
+/// Options of a training run that are not part of the run's definition.
 #[derive(Debug, Clone, Default)]
 pub struct RunControl {
-    /// Continue from the run directory's checkpoint.
+    /// Continue from the run directory's last complete checkpoint.
     pub resume: bool,
-    /// Draw progress bars.
-    pub progress: bool,
-    /// Stop after this many epochs in this invocation (for tests of resume); the run
-    /// can then be resumed.
-    pub stop_after_epochs: Option<usize>,
+    /// What to print (default: nothing).
+    pub progress: Progress,
+    /// Stop this invocation after this many training batches, as a killed process would
+    /// (resume tests); the run can then be resumed.
+    pub interrupt_after_batches: Option<usize>,
     /// Conformer cache folder (`None`: embed every molecule, store nothing).
     pub conformer_cache: Option<std::path::PathBuf>,
+    /// Devices (`None`: the `device` argument alone).
+    pub devices: Option<Devices>,
+}
+
+impl RunControl {
+    /// The devices of the run: [`RunControl::devices`] or `device` alone.
+    pub fn devices_or(&self, device: &Device) -> Devices {
+        self.devices
+            .clone()
+            .unwrap_or_else(|| Devices::single(device.clone()))
+    }
 }
 
 /// Trains a MAT as described by `spec`, writing into `run_dir`: `run.json`,
-/// `featurize_report.json`, `checkpoint/` (last epoch), `best_model.bpk`,
-/// `metrics.json`, `curves.png`, `test_predictions.csv`.
+/// `featurize_report.json`, burn-train's `train/`, `valid/` (metric logs) and
+/// `checkpoint/`, `best_model.bpk`, `metrics.json`, `curves.png`,
+/// `test_predictions.csv`.
 ///
 /// `device` is the plain (non-autodiff) device; training runs on `device.autodiff()`.
 ///
@@ -102,7 +98,7 @@ pub fn train_run(
     let (features, report) = featurize_all_cached(
         &table.smiles,
         &spec.featurizer,
-        control.progress,
+        control.progress != Progress::Quiet,
         cache.as_ref(),
     );
     crate::print_cache_report(&report);
@@ -143,21 +139,25 @@ pub fn train_run(
     let mut spec = spec.clone();
     if spec.task == Task::Regression {
         let k = spec.target_columns.len();
-        let n = train_rows.len() as f32;
-        spec.target_mean = (0..k)
-            .map(|j| train_rows.iter().map(|&r| table.targets[r][j]).sum::<f32>() / n)
-            .collect();
-        spec.target_std = (0..k)
+        // Per task over its present labels.
+        let present = |j: usize| -> Vec<f32> {
+            train_rows
+                .iter()
+                .map(|&r| table.targets[r][j])
+                .filter(|v| v.is_finite())
+                .collect()
+        };
+        let (mean, std): (Vec<f32>, Vec<f32>) = (0..k)
             .map(|j| {
-                let m = spec.target_mean[j];
-                let var = train_rows
-                    .iter()
-                    .map(|&r| (table.targets[r][j] - m).powi(2))
-                    .sum::<f32>()
-                    / n;
-                var.sqrt().max(1e-6)
+                let ys = present(j);
+                let n = ys.len().max(1) as f32;
+                let m = ys.iter().sum::<f32>() / n;
+                let var = ys.iter().map(|y| (y - m).powi(2)).sum::<f32>() / n;
+                (m, var.sqrt().max(1e-6))
             })
-            .collect();
+            .unzip();
+        spec.target_mean = mean;
+        spec.target_std = std;
     }
     write_json(&run_dir.join("run.json"), &spec)?;
 
@@ -170,7 +170,25 @@ pub fn train_run(
     };
     let (train, valid, test) = (part(&train_rows), part(&valid_rows), part(&test_rows));
 
-    let state = fit(&spec, run_dir, control, device, &train, &valid)?;
+    let examples = |rows: &[usize]| -> Arc<Vec<MatExample>> {
+        Arc::new(
+            rows.iter()
+                .map(|&r| MatExample {
+                    row: r,
+                    features: features[r].clone().expect("kept rows are featurized"),
+                    targets: table.targets[r].clone(),
+                })
+                .collect(),
+        )
+    };
+    let state = fit(
+        &spec,
+        run_dir,
+        control,
+        device,
+        examples(&train_rows),
+        examples(&valid_rows),
+    )?;
 
     let best = spec.load_best_model(run_dir, device)?;
     let evaluate = |p: &Part| part_metrics(&spec, &best, p, device);
@@ -197,7 +215,8 @@ pub fn train_run(
         train: m_train,
         valid: m_valid,
         test: m_test,
-        epochs: state.epochs_done,
+        epochs: state.history.len(),
+        n_missing_labels: table.n_missing_cells(),
         best_epoch: state.best_epoch,
         train_seconds: state.train_seconds,
         featurize_seconds,
@@ -250,239 +269,76 @@ fn drop_unlabelled(
     (features, report)
 }
 
-fn noam(
-    spec: &RunSpec,
-    n_train: usize,
-) -> Result<burn::lr_scheduler::module_lr_scheduler::ModuleLrScheduler, TrainError> {
-    let steps_per_epoch = n_train.div_ceil(spec.train.batch_size.max(1));
-    let total = spec.train.epochs * steps_per_epoch;
-    let warmup = ((spec.train.warmup_fraction * total as f64).round() as usize).max(1);
-    // Burn's Noam: factor * d^-0.5 * min(step^-0.5, step * warmup^-1.5); its peak (at
-    // step = warmup) equals the configured learning rate with this factor.
-    let d = spec.model.d_model;
-    let factor = spec.train.learning_rate * ((d * warmup) as f64).sqrt();
-    NoamLrSchedulerConfig::new(factor)
-        .with_warmup_steps(warmup)
-        .with_model_size(d)
-        .init()
-        .map_err(TrainError::Invalid)
-}
-
-fn loss(spec: &RunSpec, pred: Tensor<2>, targets: &[Vec<f32>], device: &Device) -> Tensor<1> {
-    let [b, k] = pred.dims();
-    match spec.task {
-        Task::Regression => {
-            let scaled: Vec<f32> = targets.iter().flat_map(|t| spec.scale(t)).collect();
-            let y = Tensor::<2>::from_data(TensorData::new(scaled, [b, k]), device);
-            MseLoss::new().forward(pred, y, Reduction::Mean)
-        }
-        Task::Classification => {
-            let labels: Vec<i64> = targets
-                .iter()
-                .flatten()
-                .map(|v| i64::from(*v > 0.5))
-                .collect();
-            let y = Tensor::<2, Int>::from_data(TensorData::new(labels, [b, k]), device);
-            BinaryCrossEntropyLossConfig::new()
-                .with_logits(true)
-                .init(device)
-                .forward(pred, y)
-        }
-    }
-}
-
 fn fit(
     spec: &RunSpec,
     run_dir: &Path,
     control: &RunControl,
     device: &Device,
-    train: &Part,
-    valid: &Part,
-) -> Result<TrainState, TrainError> {
-    let ad = device.clone().autodiff();
-    let ckpt_dir = run_dir.join("checkpoint");
-    let mut scheduler = noam(spec, train.features.len())?;
-    let adam = AdamConfig::new().with_epsilon(1e-8);
-
-    let (mut model, mut optim, mut state): (MatModel, ModuleOptimizer, TrainState) =
-        match resolve(&ckpt_dir) {
-            Some(dir) if control.resume => {
-                let text = std::fs::read_to_string(dir.join("state.json"))
-                    .map_err(|e| TrainError::io(dir.join("state.json"), e))?;
-                let state: TrainState =
-                    serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
-                        path: dir.join("state.json"),
-                        reason: e.to_string(),
-                    })?;
-                let model = spec
-                    .model
-                    .init(&ad)
-                    .try_load_file(dir.join("model.bpk"))
-                    .map_err(|e| TrainError::Checkpoint {
-                        path: dir.join("model.bpk"),
-                        reason: format!("{e:?}"),
-                    })?;
-                let optim = adam.init().load(dir.join("optim.bpk")).map_err(|e| {
-                    TrainError::Checkpoint {
-                        path: dir.join("optim.bpk"),
-                        reason: format!("{e:?}"),
-                    }
-                })?;
-                for _ in 0..state.global_step {
-                    scheduler.step();
-                }
-                eprintln!(
-                    "resuming {} after epoch {}",
-                    run_dir.display(),
-                    state.epochs_done
-                );
-                (model, optim, state)
-            }
-            None if control.resume => {
-                return Err(TrainError::Checkpoint {
-                    path: ckpt_dir,
-                    reason: "no checkpoint to resume from".into(),
-                });
-            }
-            _ => {
-                ad.seed(spec.train.seed);
-                let state = TrainState {
-                    epochs_done: 0,
-                    global_step: 0,
-                    best_metric: f64::NAN,
-                    best_epoch: 0,
-                    history: Vec::new(),
-                    train_seconds: 0.0,
-                };
-                let mut model = spec.model.init(&ad);
-                if let Some(path) = &spec.pretrained {
-                    model = model
-                        .load_reference_weights(path, LoadParts::EncoderOnly)
-                        .map_err(|e| TrainError::Checkpoint {
-                            path: path.clone(),
-                            reason: e.to_string(),
-                        })?;
-                }
-                (model, adam.init(), state)
-            }
-        };
-    let started_at = state.epochs_done;
-    let higher_is_better = spec.task == Task::Classification;
-    while state.epochs_done < spec.train.epochs {
-        if control
-            .stop_after_epochs
-            .is_some_and(|k| state.epochs_done - started_at >= k)
-        {
-            return Err(TrainError::Interrupted {
-                epochs_done: state.epochs_done,
-            });
-        }
-        let epoch_start = Instant::now();
-        let epoch = state.epochs_done + 1;
-        ad.seed(
-            spec.train
-                .seed
-                .wrapping_mul(1_000_003)
-                .wrapping_add(epoch as u64),
-        );
-        let mut order: Vec<usize> = (0..train.features.len()).collect();
-        order.shuffle(&mut StdRng::seed_from_u64(
-            spec.train.seed.wrapping_add(epoch as u64),
-        ));
-
-        let mut loss_sum = 0.0;
-        let mut lr = 0.0;
-        for chunk in order.chunks(spec.train.batch_size.max(1)) {
-            let feats: Vec<&MatFeatures> = chunk.iter().map(|&i| train.features[i]).collect();
-            let targets: Vec<Vec<f32>> = chunk.iter().map(|&i| train.targets[i].clone()).collect();
-            let data = pad_batch(&feats).map_err(|e| TrainError::Invalid(e.to_string()))?;
-            let pred = model.forward(&MatBatch::from_data(&data, &ad));
-            let l = loss(spec, pred, &targets, &ad);
-            loss_sum += l.clone().into_scalar::<f32>() as f64 * chunk.len() as f64;
-            let grads = GradientsParams::from_grads(l.backward(), &model);
-            let step_lr = scheduler.step();
-            lr = step_lr.base();
-            model = optim.step(step_lr, model, grads);
-            state.global_step += 1;
-        }
-        let train_loss = loss_sum / train.features.len() as f64;
-
-        let eval = model.valid();
-        let raw = predict_raw(&eval, &valid.features, spec.train.batch_size, device);
-        let b = raw.len();
-        let k = spec.target_columns.len();
-        let valid_loss = loss(
-            spec,
-            Tensor::<2>::from_data(
-                TensorData::new(raw.iter().flatten().copied().collect::<Vec<f32>>(), [b, k]),
-                device,
-            ),
-            &valid.targets,
-            device,
-        )
-        .into_scalar::<f32>() as f64;
-        let valid_metric = metric_of(&spec_metrics(spec, &raw, &valid.targets), spec.task);
-
-        state.train_seconds += epoch_start.elapsed().as_secs_f64();
-        state.epochs_done = epoch;
-        state.history.push(EpochRecord {
-            epoch,
-            train_loss,
-            valid_loss,
-            valid_metric,
-            learning_rate: lr,
-        });
-        let improved = state.best_metric.is_nan()
-            || (higher_is_better && valid_metric > state.best_metric)
-            || (!higher_is_better && valid_metric < state.best_metric);
-        if improved {
-            state.best_metric = valid_metric;
-            state.best_epoch = epoch;
-            let path = run_dir.join("best_model.bpk");
-            let tmp = run_dir.join("best_model.bpk.tmp");
-            eval.clone()
-                .save_file(&tmp)
-                .map_err(|e| TrainError::Checkpoint {
-                    path: tmp.clone(),
-                    reason: format!("{e:?}"),
-                })?;
-            std::fs::rename(&tmp, &path).map_err(|e| TrainError::io(&path, e))?;
-        }
-        if control.progress {
-            eprintln!(
-                "epoch {epoch:>3}  train {train_loss:.4}  valid {valid_loss:.4}  {} {valid_metric:.4}{}  lr {lr:.2e}  {:.1}s",
-                if higher_is_better { "roc_auc" } else { "rmse" },
-                if improved { " *" } else { "" },
-                epoch_start.elapsed().as_secs_f64()
-            );
-        }
-        let state_json =
-            serde_json::to_vec_pretty(&state).map_err(|e| TrainError::Invalid(e.to_string()))?;
-        write_atomically(&ckpt_dir, |dir| {
-            model
-                .clone()
-                .save_file(dir.join("model.bpk"))
-                .map_err(|e| TrainError::Checkpoint {
-                    path: dir.join("model.bpk"),
-                    reason: format!("{e:?}"),
-                })?;
-            optim
-                .save(dir.join("optim.bpk"))
-                .map_err(|e| TrainError::Checkpoint {
-                    path: dir.join("optim.bpk"),
-                    reason: format!("{e:?}"),
-                })?;
-            write_file_atomically(&dir.join("state.json"), &state_json)
-        })?;
-        if epoch - state.best_epoch >= spec.train.patience {
-            if control.progress {
-                eprintln!(
-                    "early stopping: no validation improvement for {} epochs",
-                    spec.train.patience
-                );
-            }
-            break;
-        }
+    train: Arc<Vec<MatExample>>,
+    valid: Arc<Vec<MatExample>>,
+) -> Result<engine::FitOutcome, TrainError> {
+    let devices = control.devices_or(device);
+    let ad = devices.main().clone().autodiff();
+    ad.seed(spec.train.seed);
+    let mut model = spec.model.init(&ad);
+    if let Some(path) = &spec.pretrained {
+        model = model
+            .load_reference_weights(path, LoadParts::EncoderOnly)
+            .map_err(|e| TrainError::Checkpoint {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?;
     }
-    Ok(state)
+    let batch_size = spec.train.batch_size.max(1);
+    // One optimiser step takes one batch per device.
+    let steps_per_epoch = train.len().div_ceil(devices.len()).div_ceil(batch_size);
+    let total = spec.train.epochs * steps_per_epoch;
+    let warmup = engine::schedule::warmup_steps(spec.train.warmup_fraction, total);
+    let scheduler = engine::schedule::noam(spec.train.learning_rate, warmup, spec.model.d_model)?;
+    let optim = AdamConfig::new().with_epsilon(1e-8).init();
+    let (kind, mean, std) = match spec.task {
+        Task::Regression => (
+            MetricKind::Rmse,
+            spec.target_mean.clone(),
+            spec.target_std.clone(),
+        ),
+        Task::Classification => (MetricKind::RocAuc, Vec::new(), Vec::new()),
+    };
+    let settings = FitSettings {
+        run_dir: run_dir.to_path_buf(),
+        epochs: spec.train.epochs,
+        patience: spec.train.patience,
+        metric: TaskMetric::new(kind, spec.target_columns.len(), &mean, &std),
+        batch_size,
+        seed: spec.train.seed,
+        resume: control.resume,
+        devices,
+        progress: control.progress,
+        interrupt_after_batches: control.interrupt_after_batches,
+        max_steps: None,
+    };
+    let batcher = MatBatcher {
+        task: spec.task,
+        mean,
+        std,
+    };
+    let outcome = engine::fit(
+        MatLearner { model },
+        optim,
+        scheduler,
+        train,
+        batcher.clone(),
+        valid,
+        batcher,
+        &settings,
+    )?;
+    engine::keep_best(
+        MatLearner {
+            model: spec.model.init(device),
+        },
+        |l| l.model,
+        run_dir,
+        outcome.best_epoch,
+    )?;
+    Ok(outcome)
 }

@@ -69,9 +69,28 @@ fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -> RunSpec {
     }
 }
 
-fn history(run: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(run.join("checkpoint/state.json")).unwrap();
-    serde_json::from_str::<serde_json::Value>(&text).unwrap()["history"].clone()
+fn history(run: &Path) -> Vec<train::EpochRecord> {
+    train::engine::read_history(run, train::engine::MetricKind::Rmse)
+}
+
+/// Bitwise equality of two learning curves (f64 NaN-free).
+fn same_curve(a: &[train::EpochRecord], b: &[train::EpochRecord]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            (
+                x.epoch,
+                x.train_loss.to_bits(),
+                x.valid_loss.to_bits(),
+                x.valid_metric.to_bits(),
+                x.learning_rate.to_bits(),
+            ) == (
+                y.epoch,
+                y.train_loss.to_bits(),
+                y.valid_loss.to_bits(),
+                y.valid_metric.to_bits(),
+                y.learning_rate.to_bits(),
+            )
+        })
 }
 
 #[test]
@@ -123,7 +142,10 @@ fn regression_learns_writes_the_run_and_resumes_exactly() {
         "curves.png",
         "best_model.bpk",
         "test_predictions.csv",
-        "checkpoint/model.bpk",
+        "checkpoint/model-30.bpk",
+        "checkpoint/optim-30.bpk",
+        "checkpoint/scheduler-30.bpk",
+        "valid/epoch-30/RMSE.log",
     ] {
         assert!(straight.join(file).is_file(), "missing {file}");
     }
@@ -143,10 +165,12 @@ fn regression_learns_writes_the_run_and_resumes_exactly() {
     }
     assert_eq!(metrics["epochs"], 30);
 
-    // Interrupt after 12 epochs, then resume: identical learning curve and test metrics.
+    // Interrupt mid-epoch 13 (241 training molecules: 8 batches per epoch), then
+    // resume from the checkpoint of epoch 12: identical learning curve and test metrics.
+    assert_eq!(summary.train.n.div_ceil(32), 8);
     let resumed = dir.join("resumed");
     let stop = RunControl {
-        stop_after_epochs: Some(12),
+        interrupt_after_batches: Some(12 * 8 + 3),
         ..Default::default()
     };
     match train_run(&spec, &resumed, &stop, &Device::flex()) {
@@ -158,7 +182,9 @@ fn regression_learns_writes_the_run_and_resumes_exactly() {
         ..Default::default()
     };
     let summary2 = train_run(&spec, &resumed, &resume, &Device::flex()).unwrap();
-    assert_eq!(history(&straight), history(&resumed));
+    let (h1, h2) = (history(&straight), history(&resumed));
+    assert_eq!(h1.len(), 30);
+    assert!(same_curve(&h1, &h2), "{h1:?}\n{h2:?}");
     assert_eq!(summary.test_rmse, summary2.test_rmse);
 
     // Prediction from the run directory: invalid input is reported, not fatal.

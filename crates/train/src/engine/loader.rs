@@ -1,0 +1,219 @@
+//! The data loader of every training run: a fresh shuffle per epoch drawn from
+//! `(seed, epoch)`, the device's random generator (dropout) re-seeded at the start of each
+//! training epoch, and a random generator per batch drawn from `(seed, epoch, batch)`.
+//! So epoch `k` sees the same order, dropout masks and sampled modes / noise whether the
+//! run went through epochs `1..k` in one process or resumed from a checkpoint of `k - 1`.
+//!
+//! Written here rather than taken from burn's `DataLoaderBuilder` because burn's shuffle
+//! draws every epoch from one generator that a resumed run restarts from the seed (the
+//! resumed epoch would see epoch 1's order) and it has no per-batch generator.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use burn::data::dataloader::{DataLoader, DataLoaderIterator, Progress};
+use burn::data::dataset::DatasetError;
+use burn::prelude::*;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+
+use crate::engine::interrupt::BatchBudget;
+
+/// Makes one batch of a model's training or validation input from examples.
+pub trait EpochBatcher<I>: Send + Sync {
+    /// The batch type (`TrainStep::Input` / `InferenceStep::Input`).
+    type Batch;
+    /// Pads `items` into one batch on `device`. `rng` is this batch's own generator
+    /// (mode sampling, coordinate noise); draw from it, not from a global one.
+    ///
+    /// # Errors
+    /// A message naming the molecule that cannot be batched.
+    fn batch(&self, items: &[&I], rng: &mut StdRng, device: &Device)
+    -> Result<Self::Batch, String>;
+}
+
+/// How a loader orders and seeds its epochs.
+#[derive(Debug, Clone, Copy)]
+pub struct EpochPlan {
+    /// Molecules per batch.
+    pub batch_size: usize,
+    /// Run seed.
+    pub seed: u64,
+    /// Shuffle every epoch (training) or keep the order (validation).
+    pub shuffle: bool,
+    /// Re-seed the device's generator at the start of each epoch (training: dropout).
+    pub reseed_device: bool,
+    /// Batches of epoch `e` are cut to `max_batches_total - (e - 1) * batches_per_epoch`
+    /// when set (step-budgeted runs, e.g. pretraining).
+    pub max_batches_total: Option<usize>,
+}
+
+/// A [`DataLoader`] over `items[start..end]` with the seeding of [`EpochPlan`]; the first
+/// call to `iter` is epoch `first_epoch`.
+pub struct EpochLoader<I, B: EpochBatcher<I>> {
+    items: Arc<Vec<I>>,
+    start: usize,
+    end: usize,
+    batcher: Arc<B>,
+    plan: EpochPlan,
+    device: Device,
+    next_epoch: Arc<AtomicUsize>,
+    budget: Option<BatchBudget>,
+}
+
+impl<I, B: EpochBatcher<I>> EpochLoader<I, B> {
+    /// A loader over all of `items`, whose first epoch is `first_epoch` (1, or the
+    /// checkpoint's epoch + 1 when resuming).
+    pub fn new(
+        items: Arc<Vec<I>>,
+        batcher: B,
+        plan: EpochPlan,
+        first_epoch: usize,
+        device: Device,
+    ) -> Self {
+        let end = items.len();
+        Self {
+            items,
+            start: 0,
+            end,
+            batcher: Arc::new(batcher),
+            plan,
+            device,
+            next_epoch: Arc::new(AtomicUsize::new(first_epoch)),
+            budget: None,
+        }
+    }
+
+    /// Stops the run (as an interrupted process would stop) after this many batches in
+    /// total: resume tests interrupt a run mid-epoch with it.
+    pub fn with_budget(mut self, budget: Option<BatchBudget>) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// Batches per epoch of this loader (before any step budget).
+    pub fn batches_per_epoch(&self) -> usize {
+        (self.end - self.start).div_ceil(self.plan.batch_size.max(1))
+    }
+
+    fn derived(&self, start: usize, end: usize, device: Device) -> Self {
+        Self {
+            items: self.items.clone(),
+            start,
+            end,
+            batcher: self.batcher.clone(),
+            plan: self.plan,
+            device,
+            // Each slice (one per device) counts its own epochs.
+            next_epoch: Arc::new(AtomicUsize::new(self.next_epoch.load(Ordering::SeqCst))),
+            budget: self.budget.clone(),
+        }
+    }
+}
+
+/// The seed of one epoch (or one batch of it) of a run seeded with `seed`.
+pub fn epoch_seed(seed: u64, epoch: usize, batch: Option<usize>) -> u64 {
+    let mut s = seed.wrapping_mul(1_000_003).wrapping_add(epoch as u64);
+    if let Some(b) = batch {
+        s = s
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(b as u64 + 1);
+    }
+    s
+}
+
+impl<I, B> DataLoader<B::Batch> for EpochLoader<I, B>
+where
+    I: Send + Sync + 'static,
+    B: EpochBatcher<I> + 'static,
+    B::Batch: Send + 'static,
+{
+    fn iter<'a>(&'a self) -> Box<dyn DataLoaderIterator<B::Batch> + 'a> {
+        let epoch = self.next_epoch.fetch_add(1, Ordering::SeqCst);
+        let mut order: Vec<usize> = (self.start..self.end).collect();
+        if self.plan.shuffle {
+            order.shuffle(&mut StdRng::seed_from_u64(epoch_seed(
+                self.plan.seed,
+                epoch,
+                None,
+            )));
+        }
+        if self.plan.reseed_device {
+            self.device.seed(epoch_seed(self.plan.seed, epoch, None));
+        }
+        let size = self.plan.batch_size.max(1);
+        let mut batches: Vec<Vec<usize>> = order.chunks(size).map(<[usize]>::to_vec).collect();
+        if let Some(total) = self.plan.max_batches_total {
+            let done = (epoch - 1) * batches.len();
+            batches.truncate(total.saturating_sub(done));
+        }
+        let items_total = batches.iter().map(Vec::len).sum();
+        Box::new(EpochIter {
+            loader: self,
+            epoch,
+            batches,
+            next: 0,
+            items_processed: 0,
+            items_total,
+        })
+    }
+
+    fn num_items(&self) -> usize {
+        self.end - self.start
+    }
+
+    fn to_device(&self, device: &Device) -> Arc<dyn DataLoader<B::Batch>> {
+        Arc::new(self.derived(self.start, self.end, device.clone()))
+    }
+
+    fn slice(&self, start: usize, end: usize) -> Arc<dyn DataLoader<B::Batch>> {
+        let (s, e) = (self.start + start, (self.start + end).min(self.end));
+        Arc::new(self.derived(s, e, self.device.clone()))
+    }
+}
+
+struct EpochIter<'a, I, B: EpochBatcher<I>> {
+    loader: &'a EpochLoader<I, B>,
+    epoch: usize,
+    batches: Vec<Vec<usize>>,
+    next: usize,
+    items_processed: usize,
+    items_total: usize,
+}
+
+/// A batch that could not be made (the message names the molecule).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct BatchFailure(String);
+
+impl<I, B: EpochBatcher<I>> Iterator for EpochIter<'_, I, B> {
+    type Item = Result<B::Batch, DatasetError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let indices = self.batches.get(self.next)?;
+        if let Some(budget) = &self.loader.budget {
+            budget.spend_one();
+        }
+        let mut rng = StdRng::seed_from_u64(epoch_seed(
+            self.loader.plan.seed,
+            self.epoch,
+            Some(self.next),
+        ));
+        self.next += 1;
+        self.items_processed += indices.len();
+        let items: Vec<&I> = indices.iter().map(|&i| &self.loader.items[i]).collect();
+        Some(
+            self.loader
+                .batcher
+                .batch(&items, &mut rng, &self.loader.device)
+                .map_err(|e| DatasetError::new(BatchFailure(e))),
+        )
+    }
+}
+
+impl<I, B: EpochBatcher<I>> DataLoaderIterator<B::Batch> for EpochIter<'_, I, B> {
+    fn progress(&self) -> Progress {
+        Progress::new(self.items_processed, self.items_total, None)
+    }
+}

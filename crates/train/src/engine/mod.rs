@@ -1,0 +1,389 @@
+//! The one training engine of every model: burn-train's `Learner` driven by
+//! `SupervisedTraining`, with what our runs need around it.
+//!
+//! - [`loader`]: per-epoch seeding, so a resumed epoch equals the uninterrupted one.
+//! - [`checkpointer`]: burn-train's checkpoint files written atomically; resume from the
+//!   last complete epoch.
+//! - [`early_stopping`]: patience on the validation metric, recomputed from the metric
+//!   logs (so it survives a resume; burn's own strategy keeps its best epoch in memory).
+//! - [`metrics`]: epoch-level RMSE / MAE / ROC-AUC with missing labels masked per task.
+//! - [`schedule`]: Noam (MAT) and linear warm-up + decay (Transformer-M).
+//! - [`progress`]: dashboard, plain epoch lines, or nothing.
+//! - [`devices`]: one device, several (burn-train's multi-device strategy), or DDP.
+//!
+//! A model plugs in with a `TrainStep` / `InferenceStep` pair whose output is
+//! burn-train's `RegressionOutput` (raw output `[B, T]`, labels in target units with NaN
+//! where missing) and an [`EpochBatcher`] per split. docs/DESIGN.md says what was added
+//! to burn-train and why.
+
+pub mod checkpointer;
+pub mod devices;
+pub mod early_stopping;
+pub mod interrupt;
+pub mod loader;
+pub mod metrics;
+pub mod progress;
+pub mod schedule;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use burn::lr_scheduler::module_lr_scheduler::ModuleLrScheduler;
+use burn::optim::ModuleOptimizer;
+use burn::prelude::*;
+use burn::train::checkpoint::{
+    ComposedCheckpointingStrategy, KeepLastNCheckpoints, MetricCheckpointingStrategy,
+};
+use burn::train::metric::store::{Aggregate, Direction, Split};
+use burn::train::metric::{LearningRateMetric, LossMetric};
+use burn::train::{
+    InferenceStep, Interrupter, Learner, LearnerModel, RegressionOutput, SupervisedTraining,
+    TrainStep,
+};
+use serde::{Deserialize, Serialize};
+
+pub use devices::{Devices, Strategy};
+pub use loader::{EpochBatcher, EpochLoader, EpochPlan};
+pub use metrics::{MetricKind, TaskMetric};
+pub use progress::Progress;
+
+use crate::checkpoint::write_json;
+use crate::error::TrainError;
+use crate::report::EpochRecord;
+use checkpointer::{AtomicFileCheckpointer, last_complete_epoch};
+use early_stopping::Patience;
+use interrupt::BatchBudget;
+
+/// How long and how to train (the run's own settings; the model, optimiser and data
+/// come as arguments of [`fit`]).
+#[derive(Debug, Clone)]
+pub struct FitSettings {
+    /// Run directory: burn-train writes `train/`, `valid/` (metric logs per epoch) and
+    /// `checkpoint/` there; [`fit`] adds `best_model.bpk` and `training_time.json`.
+    pub run_dir: PathBuf,
+    /// Maximum epochs.
+    pub epochs: usize,
+    /// Stop after this many epochs without a validation improvement.
+    pub patience: usize,
+    /// Validation metric that picks the best epoch and drives early stopping.
+    pub metric: TaskMetric,
+    /// Molecules per batch (per device).
+    pub batch_size: usize,
+    /// Run seed (shuffles, dropout, sampled modes and noise).
+    pub seed: u64,
+    /// Continue from the last complete checkpoint of `run_dir`.
+    pub resume: bool,
+    /// Devices and strategy.
+    pub devices: Devices,
+    /// What to print.
+    pub progress: Progress,
+    /// Stop this invocation after this many training batches, as a killed process would
+    /// (resume tests).
+    pub interrupt_after_batches: Option<usize>,
+    /// Cut training to this many optimiser steps in total (step-budgeted runs).
+    pub max_steps: Option<usize>,
+}
+
+/// What [`fit`] leaves: the per-epoch history and the best epoch, whose weights are in
+/// `run_dir/best_model.bpk`.
+#[derive(Debug, Clone)]
+pub struct FitOutcome {
+    /// One record per finished epoch (all invocations of a resumed run).
+    pub history: Vec<EpochRecord>,
+    /// Epoch of the best validation metric (its weights are in `best_model.bpk`).
+    pub best_epoch: usize,
+    /// Wall-clock seconds of training, resumed invocations added up.
+    pub train_seconds: f64,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct TrainingTime {
+    seconds: f64,
+}
+
+/// Epoch to resume after (`None`: a fresh run). A fresh run clears the logs and
+/// checkpoints of an earlier run in the same directory; a resumed one drops the logs of
+/// the epoch it was interrupted in.
+fn prepare_run_dir(run_dir: &Path, resume: bool) -> Result<Option<usize>, TrainError> {
+    let checkpoints = run_dir.join("checkpoint");
+    let resume_after = if resume {
+        Some(
+            last_complete_epoch(&checkpoints).ok_or_else(|| TrainError::Checkpoint {
+                path: checkpoints.clone(),
+                reason: "no complete checkpoint to resume from".into(),
+            })?,
+        )
+    } else {
+        None
+    };
+    let keep = resume_after.unwrap_or(0);
+    for split in ["train", "valid"] {
+        let dir = run_dir.join(split);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            let epoch: Option<usize> = name.strip_prefix("epoch-").and_then(|e| e.parse().ok());
+            if epoch.is_some_and(|e| e > keep) {
+                std::fs::remove_dir_all(entry.path())
+                    .map_err(|e| TrainError::io(entry.path(), e))?;
+            }
+        }
+    }
+    if !resume {
+        for stale in ["checkpoint", "best_model.bpk", "training_time.json"] {
+            let path = run_dir.join(stale);
+            if path.is_dir() {
+                std::fs::remove_dir_all(&path).map_err(|e| TrainError::io(&path, e))?;
+            } else if path.exists() {
+                std::fs::remove_file(&path).map_err(|e| TrainError::io(&path, e))?;
+            }
+        }
+    }
+    Ok(resume_after)
+}
+
+/// The final value of metric `name` for `split` in `epoch` from burn-train's metric log
+/// (`<run>/<split>/epoch-<n>/<name>.log`, last line `value,final`).
+pub fn logged_value(run_dir: &Path, split: &str, epoch: usize, name: &str) -> Option<f64> {
+    let path = run_dir
+        .join(split)
+        .join(format!("epoch-{epoch}"))
+        .join(format!("{}.log", name.replace(' ', "_")));
+    let text = std::fs::read_to_string(path).ok()?;
+    let last = text.lines().rev().find(|l| !l.is_empty())?;
+    let (value, tag) = last.split_once(',')?;
+    (tag == "final").then(|| value.parse().ok()).flatten()
+}
+
+/// The learning curve of the run in `run_dir` from its metric logs: epochs 1, 2, ...
+/// while the validation metric of the epoch was logged.
+pub fn read_history(run_dir: &Path, metric: MetricKind) -> Vec<EpochRecord> {
+    (1..)
+        .map_while(|epoch| {
+            let valid_metric = logged_value(run_dir, "valid", epoch, metric.name())?;
+            Some(EpochRecord {
+                epoch,
+                train_loss: logged_value(run_dir, "train", epoch, "Loss").unwrap_or(f64::NAN),
+                valid_loss: logged_value(run_dir, "valid", epoch, "Loss").unwrap_or(f64::NAN),
+                valid_metric,
+                learning_rate: logged_value(run_dir, "train", epoch, "Learning Rate")
+                    .unwrap_or(f64::NAN),
+            })
+        })
+        .collect()
+}
+
+/// The best epoch of `history` for `metric` (the first of equal values), 0 when empty.
+pub fn best_epoch(history: &[EpochRecord], metric: MetricKind) -> usize {
+    let mut best: Option<(usize, f64)> = None;
+    for h in history {
+        let better = match best {
+            None => !h.valid_metric.is_nan(),
+            Some((_, b)) if metric.higher_is_better() => h.valid_metric > b,
+            Some((_, b)) => h.valid_metric < b,
+        };
+        if better {
+            best = Some((h.epoch, h.valid_metric));
+        }
+    }
+    best.map_or(0, |(e, _)| e)
+}
+
+/// Trains `model` with burn-train's `Learner` and writes the best epoch's weights to
+/// `run_dir/best_model.bpk`. `model` is built on `settings.devices.main().autodiff()`;
+/// `make_plain` builds the same architecture on a plain device (to load the best
+/// checkpoint into).
+///
+/// # Errors
+/// [`TrainError::Interrupted`] when `interrupt_after_batches` stopped the run (resume it
+/// with `resume`), [`TrainError::Checkpoint`] for a missing or unreadable checkpoint,
+/// [`TrainError::Invalid`] for an error burn-train reports (a batch that cannot be made
+/// names its molecule), I/O errors naming the file.
+#[allow(clippy::too_many_arguments)]
+pub fn fit<M, I, BT, BV>(
+    model: M,
+    optim: ModuleOptimizer,
+    scheduler: ModuleLrScheduler,
+    train_items: Arc<Vec<I>>,
+    train_batcher: BT,
+    valid_items: Arc<Vec<I>>,
+    valid_batcher: BV,
+    settings: &FitSettings,
+) -> Result<FitOutcome, TrainError>
+where
+    M: LearnerModel
+        + TrainStep<Input = BT::Batch, Output = RegressionOutput>
+        + InferenceStep<Input = BV::Batch, Output = RegressionOutput>,
+    I: Send + Sync + 'static,
+    BT: EpochBatcher<I> + 'static,
+    BV: EpochBatcher<I> + 'static,
+    BT::Batch: Send + 'static,
+    BV::Batch: Send + 'static,
+{
+    let run_dir = &settings.run_dir;
+    std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
+    let resume_after = prepare_run_dir(run_dir, settings.resume)?;
+    let kind = settings.metric.kind();
+    let time_path = run_dir.join("training_time.json");
+    let previous_seconds = std::fs::read_to_string(&time_path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<TrainingTime>(&t).ok())
+        .map_or(0.0, |t| t.seconds);
+
+    let history = read_history(run_dir, kind);
+    let done = resume_after.unwrap_or(0);
+    let stopped_early = done > 0
+        && done - best_epoch(&history[..done.min(history.len())], kind) >= settings.patience;
+    let started = Instant::now();
+    if done < settings.epochs && !stopped_early {
+        let main = settings.devices.main().clone();
+        let interrupter = Interrupter::new();
+        let budget = settings
+            .interrupt_after_batches
+            .map(|n| BatchBudget::new(n, interrupter.clone()));
+        let first_epoch = done + 1;
+        let train_plan = EpochPlan {
+            batch_size: settings.batch_size,
+            seed: settings.seed,
+            shuffle: true,
+            reseed_device: true,
+            max_batches_total: settings.max_steps,
+        };
+        let valid_plan = EpochPlan {
+            shuffle: false,
+            reseed_device: false,
+            max_batches_total: None,
+            ..train_plan
+        };
+        let train_loader = EpochLoader::new(
+            train_items,
+            train_batcher,
+            train_plan,
+            first_epoch,
+            main.clone(),
+        )
+        .with_budget(budget);
+        let valid_loader = EpochLoader::new(
+            valid_items,
+            valid_batcher,
+            valid_plan,
+            first_epoch,
+            main.clone(),
+        );
+        let direction = if kind.higher_is_better() {
+            Direction::Highest
+        } else {
+            Direction::Lowest
+        };
+        let checkpoints = run_dir.join("checkpoint");
+        let keep = ComposedCheckpointingStrategy::builder()
+            .add(KeepLastNCheckpoints::new(2))
+            .add(MetricCheckpointingStrategy::new(
+                &settings.metric,
+                Aggregate::Mean,
+                direction,
+                Split::Valid,
+            ))
+            .build();
+        let mut training =
+            SupervisedTraining::new(run_dir, Arc::new(train_loader), Arc::new(valid_loader))
+                .with_training_strategy(settings.devices.strategy()?.into())
+                .with_custom_checkpointers(
+                    AtomicFileCheckpointer::new(&checkpoints, "model"),
+                    AtomicFileCheckpointer::new(&checkpoints, "optim"),
+                    AtomicFileCheckpointer::new(&checkpoints, "scheduler"),
+                )
+                .with_checkpointing_strategy(keep)
+                .early_stopping(Patience::new(
+                    &settings.metric,
+                    direction,
+                    settings.patience,
+                ))
+                .metrics((LossMetric::new(),))
+                .metric_train_numeric(LearningRateMetric::new())
+                .metric_valid_numeric(settings.metric.clone())
+                .num_epochs(settings.epochs)
+                .with_interrupter(interrupter.clone())
+                .with_application_logger(None)
+                .renderer(progress::renderer(
+                    settings.progress,
+                    &interrupter,
+                    resume_after,
+                ));
+        if let Some(epoch) = resume_after {
+            training = training.checkpoint(epoch);
+            if settings.progress != Progress::Quiet {
+                eprintln!("resuming {} after epoch {epoch}", run_dir.display());
+            }
+        }
+        let result = training.launch(Learner::new(model, optim, scheduler));
+        let seconds = previous_seconds + started.elapsed().as_secs_f64();
+        write_json(&time_path, &TrainingTime { seconds })?;
+        if let Some(error) = result.error {
+            return Err(TrainError::Invalid(format!("training failed: {error}")));
+        }
+        if result.interrupted.is_some() {
+            return Err(TrainError::Interrupted {
+                epochs_done: last_complete_epoch(&checkpoints).unwrap_or(0),
+            });
+        }
+    }
+    let history = read_history(run_dir, kind);
+    let best = best_epoch(&history, kind);
+    if best == 0 {
+        return Err(TrainError::Invalid(format!(
+            "{}: no epoch has a finite validation {}",
+            run_dir.display(),
+            kind.name()
+        )));
+    }
+    let train_seconds = std::fs::read_to_string(&time_path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<TrainingTime>(&t).ok())
+        .map_or(previous_seconds, |t| t.seconds);
+    Ok(FitOutcome {
+        history,
+        best_epoch: best,
+        train_seconds,
+    })
+}
+
+/// Copies the weights of checkpoint `epoch` of `run_dir` into `learner` (a plain-device
+/// learner of the run's architecture) and writes the model that `unwrap` takes out of it
+/// to `run_dir/best_model.bpk` atomically.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] naming the file that cannot be read or written.
+pub fn keep_best<L: Module, M: Module>(
+    learner: L,
+    unwrap: impl FnOnce(L) -> M,
+    run_dir: &Path,
+    epoch: usize,
+) -> Result<M, TrainError> {
+    let source = run_dir
+        .join("checkpoint")
+        .join(format!("model-{epoch}.bpk"));
+    let model = unwrap(
+        learner
+            .try_load_file(&source)
+            .map_err(|e| TrainError::Checkpoint {
+                path: source.clone(),
+                reason: format!("{e:?}"),
+            })?,
+    );
+    let path = run_dir.join("best_model.bpk");
+    let tmp = run_dir.join("best_model.bpk.partial");
+    let _ = std::fs::remove_file(&tmp);
+    model
+        .clone()
+        .save_file(&tmp)
+        .map_err(|e| TrainError::Checkpoint {
+            path: tmp.clone(),
+            reason: format!("{e:?}"),
+        })?;
+    std::fs::rename(&tmp, &path).map_err(|e| TrainError::io(&path, e))?;
+    Ok(model)
+}

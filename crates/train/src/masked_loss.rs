@@ -1,0 +1,108 @@
+//! Losses over multi-task targets with missing labels (chemprop's convention): each
+//! label cell contributes where it is present, and the sum is divided by the number of
+//! present cells, so a table without missing labels gets the plain mean.
+
+use burn::prelude::*;
+
+/// Labels of one batch as the losses take them.
+#[derive(Debug, Clone)]
+pub struct MaskedTargets {
+    /// Labels (standardised for regression, 0/1 for classification), 0 where missing;
+    /// `[B, T]`.
+    pub values: Tensor<2>,
+    /// 1 where a label is present, 0 where missing; `[B, T]`.
+    pub mask: Tensor<2>,
+    /// Number of present labels (at least 1 for the division).
+    pub present: f32,
+    /// Labels in target units, NaN where missing; `[B, T]` (for the metrics).
+    pub raw: Tensor<2>,
+}
+
+impl MaskedTargets {
+    /// Targets of a batch: `rows[b][t]` in target units (NaN = missing), standardised
+    /// as `(y - mean[t]) / std[t]` when `mean`/`std` have one entry per task.
+    pub fn new(rows: &[&[f32]], mean: &[f32], std: &[f32], device: &Device) -> Self {
+        let b = rows.len();
+        let t = rows.first().map_or(0, |r| r.len());
+        let scale = mean.len() == t && std.len() == t;
+        let mut values = Vec::with_capacity(b * t);
+        let mut mask = Vec::with_capacity(b * t);
+        let mut raw = Vec::with_capacity(b * t);
+        for row in rows {
+            for (j, &y) in row.iter().enumerate() {
+                raw.push(y);
+                if y.is_finite() {
+                    values.push(if scale { (y - mean[j]) / std[j] } else { y });
+                    mask.push(1.0f32);
+                } else {
+                    values.push(0.0);
+                    mask.push(0.0);
+                }
+            }
+        }
+        let present = mask.iter().sum::<f32>().max(1.0);
+        let tensor = |v: Vec<f32>| Tensor::<2>::from_data(TensorData::new(v, [b, t]), device);
+        Self {
+            values: tensor(values),
+            mask: tensor(mask),
+            present,
+            raw: tensor(raw),
+        }
+    }
+
+    /// Mean squared error over present labels; `pred` `[B, T]`. Returns `[1]`.
+    pub fn mse(&self, pred: Tensor<2>) -> Tensor<1> {
+        let diff = (pred - self.values.clone()) * self.mask.clone();
+        diff.powi_scalar(2).sum().div_scalar(self.present)
+    }
+
+    /// Mean absolute error over present labels; `pred` `[B, T]`. Returns `[1]`.
+    pub fn l1(&self, pred: Tensor<2>) -> Tensor<1> {
+        let diff = (pred - self.values.clone()) * self.mask.clone();
+        diff.abs().sum().div_scalar(self.present)
+    }
+
+    /// Binary cross-entropy with logits over present labels (the numerically stable form
+    /// `max(x, 0) - x y + log(1 + exp(-|x|))`, as PyTorch's `BCEWithLogitsLoss`); `logits`
+    /// `[B, T]`. Returns `[1]`.
+    pub fn bce_with_logits(&self, logits: Tensor<2>) -> Tensor<1> {
+        let per_label = logits.clone().clamp_min(0.0) - logits.clone() * self.values.clone()
+            + logits.abs().neg().exp().log1p();
+        (per_label * self.mask.clone())
+            .sum()
+            .div_scalar(self.present)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_labels_do_not_count() {
+        let dev = Device::flex();
+        let nan = f32::NAN;
+        let rows: Vec<&[f32]> = vec![&[1.0, nan], &[3.0, 2.0]];
+        let t = MaskedTargets::new(&rows, &[], &[], &dev);
+        let pred =
+            Tensor::<2>::from_data(TensorData::new(vec![2.0f32, 100.0, 1.0, 2.5], [2, 2]), &dev);
+        // Present errors: 1, 2, 0.5 -> MSE (1 + 4 + 0.25) / 3, MAE 3.5 / 3.
+        let mse = t.mse(pred.clone()).into_scalar::<f32>();
+        assert!((mse - 5.25 / 3.0).abs() < 1e-6, "{mse}");
+        let l1 = t.l1(pred).into_scalar::<f32>();
+        assert!((l1 - 3.5 / 3.0).abs() < 1e-6, "{l1}");
+    }
+
+    #[test]
+    fn bce_matches_the_definition_where_labels_are_present() {
+        let dev = Device::flex();
+        let rows: Vec<&[f32]> = vec![&[1.0], &[0.0], &[f32::NAN]];
+        let t = MaskedTargets::new(&rows, &[], &[], &dev);
+        let logits =
+            Tensor::<2>::from_data(TensorData::new(vec![0.5f32, -30.0, 7.0], [3, 1]), &dev);
+        let got = t.bce_with_logits(logits).into_scalar::<f32>() as f64;
+        let sig = |x: f64| 1.0 / (1.0 + (-x).exp());
+        let want = (-(sig(0.5).ln()) - (1.0 - sig(-30.0)).ln()) / 2.0;
+        assert!((got - want).abs() < 1e-6, "{got} vs {want}");
+    }
+}
