@@ -2,6 +2,7 @@
 //! `BiasedMHA` semantics (docs/SPEC.md 2.1; Ying et al. 2021, arXiv 2106.05234, Eq. 6-7;
 //! reference: DGL 2.1 `python/dgl/nn/pytorch/gt/biased_mha.py`).
 
+use burn::module::Param;
 use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::prelude::*;
 use burn::tensor::activation::softmax;
@@ -89,9 +90,10 @@ impl BiasedMultiHeadAttentionConfig {
                 .init(device)
         };
         let mut out_proj = linear(1.0);
-        out_proj.bias = out_proj
-            .bias
-            .map(|b| b.map(|t| Tensor::zeros(t.shape(), &t.device())));
+        // A fresh trainable zero bias (`Param::map` onto a new tensor would freeze it).
+        if self.bias {
+            out_proj.bias = Some(Param::from_tensor(Tensor::zeros([self.d_model], device)));
+        }
         BiasedMultiHeadAttention {
             q_proj: linear(std::f64::consts::FRAC_1_SQRT_2),
             k_proj: linear(std::f64::consts::FRAC_1_SQRT_2),

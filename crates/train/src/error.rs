@@ -39,7 +39,7 @@ pub enum TrainError {
         /// What is wrong.
         reason: String,
     },
-    /// Training stopped on request ([`crate::trainer::RunControl::interrupt_after_batches`])
+    /// Training stopped on request ([`crate::RunControl::interrupt_after_batches`])
     /// before the last epoch; the checkpoint allows `--resume`.
     #[error("training stopped after epoch {epochs_done}; resume to continue")]
     Interrupted {

@@ -24,38 +24,14 @@ use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached};
 
 use crate::checkpoint::write_json;
 use crate::data::MoleculeTable;
-use crate::engine::{self, Devices, FitSettings, MetricKind, Progress, TaskMetric};
+use crate::engine::{self, FitSettings, MetricKind, Progress, Selection, TaskMetric};
 use crate::error::TrainError;
 use crate::evaluation::{Part, part_metrics, write_test_predictions};
 use crate::mat_step::{MatBatcher, MatExample, MatLearner};
 use crate::report::TrainSummary;
+use crate::run_control::RunControl;
 use crate::run_spec::{RunSpec, Task};
 use crate::splits::split_rows;
-
-/// Options of a training run that are not part of the run's definition.
-#[derive(Debug, Clone, Default)]
-pub struct RunControl {
-    /// Continue from the run directory's last complete checkpoint.
-    pub resume: bool,
-    /// What to print (default: nothing).
-    pub progress: Progress,
-    /// Stop this invocation after this many training batches, as a killed process would
-    /// (resume tests); the run can then be resumed.
-    pub interrupt_after_batches: Option<usize>,
-    /// Conformer cache folder (`None`: embed every molecule, store nothing).
-    pub conformer_cache: Option<std::path::PathBuf>,
-    /// Devices (`None`: the `device` argument alone).
-    pub devices: Option<Devices>,
-}
-
-impl RunControl {
-    /// The devices of the run: [`RunControl::devices`] or `device` alone.
-    pub fn devices_or(&self, device: &Device) -> Devices {
-        self.devices
-            .clone()
-            .unwrap_or_else(|| Devices::single(device.clone()))
-    }
-}
 
 /// Trains a MAT as described by `spec`, writing into `run_dir`: `run.json`,
 /// `featurize_report.json`, burn-train's `train/`, `valid/` (metric logs) and
@@ -308,7 +284,12 @@ fn fit(
         run_dir: run_dir.to_path_buf(),
         epochs: spec.train.epochs,
         patience: spec.train.patience,
-        metric: TaskMetric::new(kind, spec.target_columns.len(), &mean, &std),
+        selection: Selection::Metric(TaskMetric::new(
+            kind,
+            spec.target_columns.len(),
+            &mean,
+            &std,
+        )),
         batch_size,
         seed: spec.train.seed,
         resume: control.resume,

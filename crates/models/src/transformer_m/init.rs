@@ -15,7 +15,8 @@ use super::config::GaussianInit;
 pub(super) const STD: f64 = 0.02;
 
 /// `Linear(i, o)` with weight N(0, 0.02) and bias 0 (Burn would draw the bias from the
-/// weight's initializer).
+/// weight's initializer). The bias is a fresh trainable parameter: `Param::map` onto a
+/// new tensor would leave it without gradients (frozen at 0).
 pub(super) fn normal_linear(i: usize, o: usize, device: &Device) -> Linear {
     let mut linear = LinearConfig::new(i, o)
         .with_initializer(Initializer::Normal {
@@ -23,9 +24,7 @@ pub(super) fn normal_linear(i: usize, o: usize, device: &Device) -> Linear {
             std: STD,
         })
         .init(device);
-    linear.bias = linear
-        .bias
-        .map(|b| b.map(|t| Tensor::zeros(t.shape(), &t.device())));
+    linear.bias = Some(Param::from_tensor(Tensor::zeros([o], device)));
     linear
 }
 
@@ -95,4 +94,48 @@ pub(super) fn layer_norm(d: usize, device: &Device) -> LayerNorm {
 /// never trained), N(0, `std`).
 pub(super) fn padded_table(n: usize, dim: usize, std: f64, device: &Device) -> Embedding {
     zero_row_0(normal_embedding(n, dim, std, device))
+}
+
+#[cfg(test)]
+mod tests {
+    use burn::module::{Module, ModuleVisitor, Param};
+    use burn::prelude::*;
+
+    use crate::transformer_m::TransformerMConfig;
+
+    /// Paths of the parameters that would get no gradient.
+    #[derive(Default)]
+    struct Frozen {
+        path: Vec<String>,
+        frozen: Vec<String>,
+        total: usize,
+    }
+
+    impl ModuleVisitor for Frozen {
+        fn enter_module(&mut self, name: &str, _: &str) {
+            self.path.push(name.to_string());
+        }
+        fn exit_module(&mut self, _: &str, _: &str) {
+            self.path.pop();
+        }
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            self.total += 1;
+            if !param.val().is_require_grad() {
+                self.frozen.push(self.path.join("."));
+            }
+        }
+    }
+
+    #[test]
+    fn every_parameter_of_a_fresh_model_is_trainable() {
+        // The zero biases of the original's init_params once came out frozen (a
+        // `Param::map` onto a new tensor drops the gradient flag): 17 parameters of this
+        // model never trained.
+        let device = Device::flex().autodiff();
+        let model = TransformerMConfig::new(2, 16, 16, 4, 8).init(&device);
+        let mut v = Frozen::default();
+        model.visit(&mut v);
+        assert!(v.total > 60, "{}", v.total);
+        assert!(v.frozen.is_empty(), "frozen: {:?}", v.frozen);
+    }
 }

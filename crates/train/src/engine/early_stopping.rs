@@ -4,8 +4,8 @@
 //! `MetricEarlyStoppingStrategy` keeps its best epoch in memory and restarts it on resume.
 
 use burn::train::EarlyStoppingStrategy;
+use burn::train::metric::MetricName;
 use burn::train::metric::store::{Aggregate, Direction, EventStoreClient, Split};
-use burn::train::metric::{Metric, MetricName};
 
 /// Stop when the best validation epoch is `patience` or more epochs back.
 #[derive(Clone)]
@@ -16,10 +16,11 @@ pub struct Patience {
 }
 
 impl Patience {
-    /// Patience on the validation value of `metric` (`direction`: which way is better).
-    pub fn new<Me: Metric>(metric: &Me, direction: Direction, patience: usize) -> Self {
+    /// Patience on the validation value of metric `name` (`direction`: which way is
+    /// better).
+    pub fn new(name: &str, direction: Direction, patience: usize) -> Self {
         Self {
-            name: metric.name(),
+            name: MetricName::new(name.to_string()),
             direction,
             patience,
         }

@@ -47,6 +47,33 @@ impl MetricKind {
     }
 }
 
+/// What picks the best epoch and drives early stopping.
+#[derive(Debug, Clone)]
+pub enum Selection {
+    /// A validation metric.
+    Metric(TaskMetric),
+    /// The validation loss (runs without a per-molecule target, e.g. denoising).
+    Loss,
+}
+
+impl Selection {
+    /// The logged name (`valid/epoch-N/<name>.log`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Selection::Metric(m) => m.kind.name(),
+            Selection::Loss => "Loss",
+        }
+    }
+
+    /// Whether a larger value is better.
+    pub fn higher_is_better(&self) -> bool {
+        match self {
+            Selection::Metric(m) => m.kind.higher_is_better(),
+            Selection::Loss => false,
+        }
+    }
+}
+
 /// Predictions and labels of one batch, copied to the host.
 pub struct PredictionInput {
     output: Tensor<2>,

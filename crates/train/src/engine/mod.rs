@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 
 pub use devices::{Devices, Strategy};
 pub use loader::{EpochBatcher, EpochLoader, EpochPlan};
-pub use metrics::{MetricKind, TaskMetric};
+pub use metrics::{MetricKind, Selection, TaskMetric};
 pub use progress::Progress;
 
 use crate::checkpoint::write_json;
@@ -66,8 +66,8 @@ pub struct FitSettings {
     pub epochs: usize,
     /// Stop after this many epochs without a validation improvement.
     pub patience: usize,
-    /// Validation metric that picks the best epoch and drives early stopping.
-    pub metric: TaskMetric,
+    /// What picks the best epoch and drives early stopping.
+    pub selection: Selection,
     /// Molecules per batch (per device).
     pub batch_size: usize,
     /// Run seed (shuffles, dropout, sampled modes and noise).
@@ -158,12 +158,28 @@ pub fn logged_value(run_dir: &Path, split: &str, epoch: usize, name: &str) -> Op
     (tag == "final").then(|| value.parse().ok()).flatten()
 }
 
+/// The per-batch values of metric `name` for `split` in `epoch` (burn-train's metric
+/// log, the lines before the final one), e.g. the loss of every optimiser step.
+pub fn logged_batches(run_dir: &Path, split: &str, epoch: usize, name: &str) -> Vec<f64> {
+    let path = run_dir
+        .join(split)
+        .join(format!("epoch-{epoch}"))
+        .join(format!("{}.log", name.replace(' ', "_")));
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.ends_with(",final"))
+        .filter_map(|l| l.split(',').next()?.parse().ok())
+        .collect()
+}
+
 /// The learning curve of the run in `run_dir` from its metric logs: epochs 1, 2, ...
-/// while the validation metric of the epoch was logged.
-pub fn read_history(run_dir: &Path, metric: MetricKind) -> Vec<EpochRecord> {
+/// while the validation value of `metric` (a logged name: `RMSE`, `ROC-AUC`, `MAE`,
+/// `Loss`) was logged.
+pub fn read_history(run_dir: &Path, metric: &str) -> Vec<EpochRecord> {
     (1..)
         .map_while(|epoch| {
-            let valid_metric = logged_value(run_dir, "valid", epoch, metric.name())?;
+            let valid_metric = logged_value(run_dir, "valid", epoch, metric)?;
             Some(EpochRecord {
                 epoch,
                 train_loss: logged_value(run_dir, "train", epoch, "Loss").unwrap_or(f64::NAN),
@@ -176,13 +192,13 @@ pub fn read_history(run_dir: &Path, metric: MetricKind) -> Vec<EpochRecord> {
         .collect()
 }
 
-/// The best epoch of `history` for `metric` (the first of equal values), 0 when empty.
-pub fn best_epoch(history: &[EpochRecord], metric: MetricKind) -> usize {
+/// The best epoch of `history` (the first of equal values), 0 when empty.
+pub fn best_epoch(history: &[EpochRecord], higher_is_better: bool) -> usize {
     let mut best: Option<(usize, f64)> = None;
     for h in history {
         let better = match best {
             None => !h.valid_metric.is_nan(),
-            Some((_, b)) if metric.higher_is_better() => h.valid_metric > b,
+            Some((_, b)) if higher_is_better => h.valid_metric > b,
             Some((_, b)) => h.valid_metric < b,
         };
         if better {
@@ -226,17 +242,20 @@ where
     let run_dir = &settings.run_dir;
     std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
     let resume_after = prepare_run_dir(run_dir, settings.resume)?;
-    let kind = settings.metric.kind();
+    let (name, higher) = (
+        settings.selection.name(),
+        settings.selection.higher_is_better(),
+    );
     let time_path = run_dir.join("training_time.json");
     let previous_seconds = std::fs::read_to_string(&time_path)
         .ok()
         .and_then(|t| serde_json::from_str::<TrainingTime>(&t).ok())
         .map_or(0.0, |t| t.seconds);
 
-    let history = read_history(run_dir, kind);
+    let history = read_history(run_dir, name);
     let done = resume_after.unwrap_or(0);
     let stopped_early = done > 0
-        && done - best_epoch(&history[..done.min(history.len())], kind) >= settings.patience;
+        && done - best_epoch(&history[..done.min(history.len())], higher) >= settings.patience;
     let started = Instant::now();
     if done < settings.epochs && !stopped_early {
         let main = settings.devices.main().clone();
@@ -273,7 +292,7 @@ where
             first_epoch,
             main.clone(),
         );
-        let direction = if kind.higher_is_better() {
+        let direction = if higher {
             Direction::Highest
         } else {
             Direction::Lowest
@@ -281,12 +300,17 @@ where
         let checkpoints = run_dir.join("checkpoint");
         let keep = ComposedCheckpointingStrategy::builder()
             .add(KeepLastNCheckpoints::new(2))
-            .add(MetricCheckpointingStrategy::new(
-                &settings.metric,
-                Aggregate::Mean,
-                direction,
-                Split::Valid,
-            ))
+            .add(match &settings.selection {
+                Selection::Metric(m) => {
+                    MetricCheckpointingStrategy::new(m, Aggregate::Mean, direction, Split::Valid)
+                }
+                Selection::Loss => MetricCheckpointingStrategy::new(
+                    &LossMetric::new(),
+                    Aggregate::Mean,
+                    direction,
+                    Split::Valid,
+                ),
+            })
             .build();
         let mut training =
             SupervisedTraining::new(run_dir, Arc::new(train_loader), Arc::new(valid_loader))
@@ -297,14 +321,9 @@ where
                     AtomicFileCheckpointer::new(&checkpoints, "scheduler"),
                 )
                 .with_checkpointing_strategy(keep)
-                .early_stopping(Patience::new(
-                    &settings.metric,
-                    direction,
-                    settings.patience,
-                ))
+                .early_stopping(Patience::new(name, direction, settings.patience))
                 .metrics((LossMetric::new(),))
                 .metric_train_numeric(LearningRateMetric::new())
-                .metric_valid_numeric(settings.metric.clone())
                 .num_epochs(settings.epochs)
                 .with_interrupter(interrupter.clone())
                 .with_application_logger(None)
@@ -313,6 +332,9 @@ where
                     &interrupter,
                     resume_after,
                 ));
+        if let Selection::Metric(m) = &settings.selection {
+            training = training.metric_valid_numeric(m.clone());
+        }
         if let Some(epoch) = resume_after {
             training = training.checkpoint(epoch);
             if settings.progress != Progress::Quiet {
@@ -331,13 +353,12 @@ where
             });
         }
     }
-    let history = read_history(run_dir, kind);
-    let best = best_epoch(&history, kind);
+    let history = read_history(run_dir, name);
+    let best = best_epoch(&history, higher);
     if best == 0 {
         return Err(TrainError::Invalid(format!(
-            "{}: no epoch has a finite validation {}",
-            run_dir.display(),
-            kind.name()
+            "{}: no epoch has a finite validation {name}",
+            run_dir.display()
         )));
     }
     let train_seconds = std::fs::read_to_string(&time_path)
@@ -353,7 +374,7 @@ where
 
 /// Copies the weights of checkpoint `epoch` of `run_dir` into `learner` (a plain-device
 /// learner of the run's architecture) and writes the model that `unwrap` takes out of it
-/// to `run_dir/best_model.bpk` atomically.
+/// to `run_dir/best_model.bpk` atomically ([`export_checkpoint`] with that file name).
 ///
 /// # Errors
 /// [`TrainError::Checkpoint`] naming the file that cannot be read or written.
@@ -362,6 +383,21 @@ pub fn keep_best<L: Module, M: Module>(
     unwrap: impl FnOnce(L) -> M,
     run_dir: &Path,
     epoch: usize,
+) -> Result<M, TrainError> {
+    export_checkpoint(learner, unwrap, run_dir, epoch, "best_model.bpk")
+}
+
+/// Loads checkpoint `epoch` of `run_dir` into `learner` and writes the model `unwrap`
+/// takes out of it to `run_dir/<file>` atomically.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] naming the file that cannot be read or written.
+pub fn export_checkpoint<L: Module, M: Module>(
+    learner: L,
+    unwrap: impl FnOnce(L) -> M,
+    run_dir: &Path,
+    epoch: usize,
+    file: &str,
 ) -> Result<M, TrainError> {
     let source = run_dir
         .join("checkpoint")
@@ -374,8 +410,8 @@ pub fn keep_best<L: Module, M: Module>(
                 reason: format!("{e:?}"),
             })?,
     );
-    let path = run_dir.join("best_model.bpk");
-    let tmp = run_dir.join("best_model.bpk.partial");
+    let path = run_dir.join(file);
+    let tmp = run_dir.join(format!("{file}.partial"));
     let _ = std::fs::remove_file(&tmp);
     model
         .clone()

@@ -13,9 +13,10 @@
 //! a 10k fine-tuning subset with the same seed.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::AdamConfig;
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerM, TransformerMBatch, TransformerMConfig};
 use mol_featurize::graphormer::GraphormerFeatures;
@@ -27,10 +28,13 @@ use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::checkpoint::write_json;
+use crate::engine::schedule::{WarmupLinear, warmup_steps};
+use crate::engine::{self, FitSettings, MetricKind, Selection, TaskMetric};
 use crate::error::TrainError;
 use crate::metrics::mae;
 use crate::mode_sampling::ModeProbabilities;
 use crate::qm9::{HARTREE_EV, Qm9};
+use crate::run_control::RunControl;
 use crate::run_kind::RunKind;
 use crate::run_spec::TrainOptions;
 use crate::splits::random_split;
@@ -40,7 +44,10 @@ use crate::splits::random_split;
 pub const WARMUP_FRACTION: f64 = 0.06;
 
 mod pretrain;
+mod step;
+pub use crate::engine::schedule::warmup_linear;
 pub use pretrain::{PretrainSpec, PretrainSummary, pretrain_denoising, resolve_init_from};
+pub use step::{ModeChoice, TmBatch, TmBatcher, TmDenoiser, TmExample, TmLearner};
 
 /// Which QM9 molecules a run uses.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -204,18 +211,6 @@ pub(crate) fn featurize_subset(
     Ok((kept, report.n_skipped))
 }
 
-/// Learning rate at `step` (1-based): linear warm-up to `peak` over `warmup` steps,
-/// then linear decay to 0 at `total`.
-pub fn warmup_linear(step: usize, warmup: usize, total: usize, peak: f64) -> f64 {
-    let step = step as f64;
-    let (w, t) = (warmup.max(1) as f64, total.max(1) as f64);
-    if step <= w {
-        peak * step / w
-    } else {
-        peak * ((t - step) / (t - w).max(1.0)).max(0.0)
-    }
-}
-
 /// Predictions (target units) of `model` for `part` in `mode`.
 fn predict(
     model: &TransformerM,
@@ -245,16 +240,18 @@ fn predict(
     Ok(out)
 }
 
-/// Trains a Transformer-M on a QM9 subset as described by `spec`, writing into
+/// Trains a Transformer-M on a QM9 subset as described by `spec` on the training engine
+/// ([`crate::engine`]: resume, several devices, progress as `control` says), writing into
 /// `run_dir`: `run.json`, `best_model.bpk`, `metrics.json`, `curves.png`,
-/// `featurize_report.json`. `device` is the plain device; training runs on its autodiff twin.
+/// `featurize_report.json`, burn-train's `train/`, `valid/` and `checkpoint/`. `device`
+/// is the plain device (evaluation; training runs on the main device's autodiff twin).
 ///
 /// # Errors
 /// Dataset, model-file or I/O errors naming the file; an empty split.
 pub fn train_transformer_m(
     spec: &TmRunSpec,
     run_dir: &Path,
-    progress: bool,
+    control: &RunControl,
     device: &Device,
 ) -> Result<TmSummary, TrainError> {
     std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
@@ -298,7 +295,8 @@ pub fn train_transformer_m(
         .max(1e-6);
     write_json(&run_dir.join("run.json"), &spec)?;
 
-    let ad = device.clone().autodiff();
+    let devices = control.devices_or(device);
+    let ad = devices.main().clone().autodiff();
     ad.seed(spec.train.seed);
     let mut model = spec.model.init(&ad);
     if let Some(path) = &spec.init_from {
@@ -317,71 +315,65 @@ pub fn train_transformer_m(
         })?;
     }
     let n_params = model.num_params();
-    let mut optim = AdamConfig::new().init();
-    let steps_per_epoch = train_x.len().div_ceil(spec.train.batch_size.max(1));
+    let batch_size = spec.train.batch_size.max(1);
+    // One optimiser step takes one batch per device.
+    let steps_per_epoch = train_x.len().div_ceil(devices.len()).div_ceil(batch_size);
     let total = spec.train.epochs * steps_per_epoch;
-    let warmup = ((spec.train.warmup_fraction * total as f64) as usize).max(1);
-    let mut rng = StdRng::seed_from_u64(spec.train.seed.wrapping_add(17));
-    let (mut best, mut best_epoch, mut step) = (f64::INFINITY, 0, 0);
-    let (mut train_curve, mut valid_curve) = (Vec::new(), Vec::new());
-    let started = Instant::now();
-    let best_path = run_dir.join("best_model.bpk");
-    let mut epochs = 0;
-    for epoch in 1..=spec.train.epochs {
-        epochs = epoch;
-        let t_epoch = Instant::now();
-        let mut order: Vec<usize> = (0..train_x.len()).collect();
-        order.shuffle(&mut rng);
-        let mut loss_sum = 0.0;
-        for chunk in order.chunks(spec.train.batch_size.max(1)) {
-            step += 1;
-            let feats: Vec<&GraphormerFeatures> = chunk.iter().map(|&i| train_x[i]).collect();
-            let data = pad_graphormer_batch(&feats, &spec.model.limits)
-                .map_err(|e| TrainError::Invalid(e.to_string()))?;
-            let modes = spec.modes.sample(&data.has_3d, &mut rng);
-            let batch = TransformerMBatch::from_data(&data, &modes, &ad);
-            let y: Vec<f32> = chunk
-                .iter()
-                .map(|&i| (train_y[i] - spec.target_mean) / spec.target_std)
-                .collect();
-            let target = Tensor::<2>::from_data(TensorData::new(y, [chunk.len(), 1]), &ad);
-            let loss = (model.forward(&batch) - target).abs().mean();
-            loss_sum += loss.clone().into_scalar::<f32>() as f64 * chunk.len() as f64;
-            let grads = GradientsParams::from_grads(loss.backward(), &model);
-            let lr = warmup_linear(step, warmup, total, spec.train.learning_rate);
-            model = optim.step(lr, model, grads);
-        }
-        let train_loss = loss_sum / train_x.len() as f64;
-        let eval = model.valid();
-        let valid_pred = predict(&eval, &spec, &valid_x, spec.eval_mode, device)?;
-        let valid_mae = mae(&valid_pred, &valid_y);
-        train_curve.push(train_loss);
-        valid_curve.push(valid_mae / spec.target_std as f64);
-        let improved = valid_mae < best;
-        if improved {
-            best = valid_mae;
-            best_epoch = epoch;
-            eval.clone()
-                .save_file(&best_path)
-                .map_err(|e| TrainError::Checkpoint {
-                    path: best_path.clone(),
-                    reason: format!("{e:?}"),
-                })?;
-        }
-        if progress {
-            eprintln!(
-                "epoch {epoch:>3}  train L1 {train_loss:.4}  valid MAE {valid_mae:.5} {units}{}  {:.1}s",
-                if improved { " *" } else { "" },
-                t_epoch.elapsed().as_secs_f64()
-            );
-        }
-        if epoch - best_epoch >= spec.train.patience {
-            break;
-        }
-    }
-    let train_seconds = started.elapsed().as_secs_f64();
-
-    let best_model = spec.load_best_model(run_dir, device)?;
+    let warmup = warmup_steps(spec.train.warmup_fraction, total);
+    let scheduler = WarmupLinear::new(spec.train.learning_rate, warmup, total);
+    let (mean, std) = (vec![spec.target_mean], vec![spec.target_std]);
+    let examples = |x: &[&GraphormerFeatures], y: &[f32], rows: &[usize]| -> Arc<Vec<TmExample>> {
+        Arc::new(
+            x.iter()
+                .zip(y)
+                .zip(rows)
+                .map(|((f, &t), &row)| TmExample {
+                    row,
+                    features: (*f).clone(),
+                    targets: vec![t],
+                })
+                .collect(),
+        )
+    };
+    let rows = |idx: &[usize]| -> Vec<usize> { idx.iter().map(|&p| features[p].0).collect() };
+    let batcher = |modes: ModeChoice| TmBatcher {
+        limits: spec.model.limits.clone(),
+        modes,
+        mean: mean.clone(),
+        std: std.clone(),
+        noise_std: None,
+    };
+    let settings = FitSettings {
+        run_dir: run_dir.to_path_buf(),
+        epochs: spec.train.epochs,
+        patience: spec.train.patience,
+        selection: Selection::Metric(TaskMetric::new(MetricKind::Mae, 1, &mean, &std)),
+        batch_size,
+        seed: spec.train.seed,
+        resume: control.resume,
+        devices,
+        progress: control.progress,
+        interrupt_after_batches: control.interrupt_after_batches,
+        max_steps: None,
+    };
+    let outcome = engine::fit(
+        TmLearner { model },
+        AdamConfig::new().init(),
+        scheduler.into(),
+        examples(&train_x, &train_y, &rows(&split.train)),
+        batcher(ModeChoice::Sample(spec.modes.clone())),
+        examples(&valid_x, &valid_y, &rows(&split.valid)),
+        batcher(ModeChoice::Fixed(spec.eval_mode)),
+        &settings,
+    )?;
+    let best_model = engine::keep_best(
+        TmLearner {
+            model: spec.model.init(device),
+        },
+        |l| l.model,
+        run_dir,
+        outcome.best_epoch,
+    )?;
     let test_pred = predict(&best_model, &spec, &test_x, spec.eval_mode, device)?;
     let train_pred = predict(&best_model, &spec, &train_x, spec.eval_mode, device)?;
     let test_mae = mae(&test_pred, &test_y);
@@ -393,21 +385,30 @@ pub fn train_transformer_m(
         test_mae_ev: units
             .starts_with("Hartree")
             .then_some(test_mae * HARTREE_EV),
-        valid_mae: best,
+        valid_mae: mae(
+            &predict(&best_model, &spec, &valid_x, spec.eval_mode, device)?,
+            &valid_y,
+        ),
         train_mae: mae(&train_pred, &train_y),
         test_mae_of_mean: mae(&mean_pred, &test_y),
         n_train: train_x.len(),
         n_valid: valid_x.len(),
         n_test: test_x.len(),
         n_skipped,
-        epochs,
-        best_epoch,
+        epochs: outcome.history.len(),
+        best_epoch: outcome.best_epoch,
         featurize_seconds,
-        train_seconds,
+        train_seconds: outcome.train_seconds,
         n_params,
         eval_mode: spec.eval_mode,
     };
     write_json(&run_dir.join("metrics.json"), &summary)?;
+    let train_curve: Vec<f64> = outcome.history.iter().map(|h| h.train_loss).collect();
+    let valid_curve: Vec<f64> = outcome
+        .history
+        .iter()
+        .map(|h| h.valid_metric / spec.target_std as f64)
+        .collect();
     crate::plot::curves(
         &run_dir.join("curves.png"),
         &format!("Transformer-M on QM9 {}: L1 (standardised)", spec.target),
@@ -421,14 +422,6 @@ pub fn train_transformer_m(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn schedule_warms_up_then_decays_to_zero() {
-        assert_eq!(warmup_linear(1, 10, 100, 1.0), 0.1);
-        assert_eq!(warmup_linear(10, 10, 100, 1.0), 1.0);
-        assert!((warmup_linear(55, 10, 100, 1.0) - 0.5).abs() < 1e-12);
-        assert_eq!(warmup_linear(100, 10, 100, 1.0), 0.0);
-    }
 
     #[test]
     fn subsets_with_offsets_do_not_overlap() {

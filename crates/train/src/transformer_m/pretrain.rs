@@ -3,24 +3,25 @@
 //! ([`crate::denoising::denoising_loss`]).
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::sync::Arc;
 
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::AdamConfig;
 use burn::prelude::*;
-use burn::tensor::Distribution;
-use models::transformer_m::{Mode, TransformerMBatch, TransformerMConfig};
-use mol_featurize::graphormer::GraphormerFeatures;
-use mol_featurize::pad_graphormer_batch;
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
+use models::transformer_m::{Mode, TransformerMConfig};
 use serde::{Deserialize, Serialize};
 
-use super::{Qm9Subset, featurize_subset, warmup_linear};
+use super::step::{ModeChoice, TmBatcher, TmDenoiser, TmExample};
+use super::{Qm9Subset, featurize_subset};
 use crate::checkpoint::write_json;
-use crate::denoising::denoising_loss;
+use crate::engine::schedule::WarmupLinear;
+use crate::engine::{self, FitSettings, Selection};
 use crate::error::TrainError;
 use crate::qm9::Qm9;
+use crate::run_control::RunControl;
+
+/// Share of the pretraining molecules held out to report a validation denoising loss
+/// (at least one molecule).
+pub const PRETRAIN_VALID_FRACTION: f64 = 0.05;
 
 /// Settings of denoising pretraining (`pretrain.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -52,13 +53,18 @@ pub struct PretrainSummary {
     pub loss_start: f64,
     /// Mean loss over the last 10% of steps.
     pub loss_end: f64,
-    /// Molecules used.
+    /// Molecules used (trained on, and the held-out share).
     pub n_molecules: usize,
+    /// Denoising loss on the held-out molecules after the last epoch.
+    #[serde(default)]
+    pub valid_loss: f64,
     /// Seconds.
     pub seconds: f64,
 }
 
-/// 3D position-denoising pretraining in [`Mode::ThreeD`]: writes `pretrain.json`,
+/// 3D position-denoising pretraining in [`Mode::ThreeD`] on the training engine
+/// (resume, several devices; [`PRETRAIN_VALID_FRACTION`] of the molecules held out for a
+/// validation loss; the step budget cut into epochs): writes `pretrain.json`,
 /// `featurize_report.json` (molecules that could not be featurized, with reasons),
 /// `pretrained_model.bpk` (load with `TmRunSpec::init_from` and the same model
 /// configuration), `pretrain_metrics.json` and `pretrain_loss.png`.
@@ -68,7 +74,7 @@ pub struct PretrainSummary {
 pub fn pretrain_denoising(
     spec: &PretrainSpec,
     run_dir: &Path,
-    progress: bool,
+    control: &RunControl,
     device: &Device,
 ) -> Result<PretrainSummary, TrainError> {
     if !spec.model.denoising_head {
@@ -83,61 +89,77 @@ pub fn pretrain_denoising(
     if features.is_empty() {
         return Err(TrainError::Invalid("no molecule to pretrain on".into()));
     }
-    let ad = device.clone().autodiff();
+    let devices = control.devices_or(device);
+    let ad = devices.main().clone().autodiff();
     ad.seed(spec.seed);
-    let mut model = spec.model.init(&ad);
-    let mut optim = AdamConfig::new().init();
-    let mut rng = StdRng::seed_from_u64(spec.seed);
-    let mut order: Vec<usize> = Vec::new();
-    let mut losses = Vec::with_capacity(spec.steps);
-    let started = Instant::now();
-    for step in 1..=spec.steps {
-        if order.len() < spec.batch_size {
-            let mut epoch: Vec<usize> = (0..features.len()).collect();
-            epoch.shuffle(&mut rng);
-            order.extend(epoch);
-        }
-        let chunk: Vec<usize> = order.drain(..spec.batch_size.min(order.len())).collect();
-        let feats: Vec<&GraphormerFeatures> = chunk.iter().map(|&i| &features[i].1).collect();
-        let data = pad_graphormer_batch(&feats, &spec.model.limits)
-            .map_err(|e| TrainError::Invalid(e.to_string()))?;
-        let batch = TransformerMBatch::from_data(&data, &vec![Mode::ThreeD; chunk.len()], &ad);
-        let [b, n] = batch.key_padding_mask.dims();
-        let real = batch
-            .key_padding_mask
-            .clone()
-            .bool_not()
-            .float()
-            .reshape([b, n, 1]);
-        let noise =
-            Tensor::<3>::random([b, n, 3], Distribution::Normal(0.0, spec.noise_std), &ad) * real;
-        let noisy = batch.coordinates.clone() + noise.clone();
-        let batch = batch.with_coordinates(noisy);
-        let out = model.encode(&batch);
-        let predicted = model
-            .denoise(&out)
-            .expect("checked: denoising head present");
-        let loss = denoising_loss(predicted, noise, batch.key_padding_mask.clone());
-        let value = loss.clone().into_scalar::<f32>() as f64;
-        losses.push(value);
-        let grads = GradientsParams::from_grads(loss.backward(), &model);
-        let lr = warmup_linear(step, spec.warmup_steps, spec.steps, spec.learning_rate);
-        model = optim.step(lr, model, grads);
-        if progress && (step % 25 == 0 || step == 1 || step == spec.steps) {
-            eprintln!(
-                "step {step:>4}  denoising loss {value:.4}  {:.0}s",
-                started.elapsed().as_secs_f64()
-            );
-        }
+    let model = spec.model.init(&ad);
+    let examples: Vec<TmExample> = features
+        .into_iter()
+        .map(|(row, features)| TmExample {
+            row,
+            features,
+            targets: Vec::new(),
+        })
+        .collect();
+    let n_molecules = examples.len();
+    let n_valid = ((n_molecules as f64 * PRETRAIN_VALID_FRACTION).round() as usize)
+        .max(1)
+        .min(n_molecules.saturating_sub(1));
+    if n_molecules < 2 {
+        return Err(TrainError::Invalid(
+            "pretraining needs at least 2 molecules (one is held out for validation)".into(),
+        ));
     }
-    let path = run_dir.join("pretrained_model.bpk");
-    model
-        .valid()
-        .save_file(&path)
-        .map_err(|e| TrainError::Checkpoint {
-            path: path.clone(),
-            reason: format!("{e:?}"),
-        })?;
+    let (train, valid) = examples.split_at(n_molecules - n_valid);
+    let batch_size = spec.batch_size.max(1);
+    let steps_per_epoch = train.len().div_ceil(devices.len()).div_ceil(batch_size);
+    let epochs = spec.steps.div_ceil(steps_per_epoch);
+    let batcher = TmBatcher {
+        limits: spec.model.limits.clone(),
+        modes: ModeChoice::Fixed(Mode::ThreeD),
+        mean: Vec::new(),
+        std: Vec::new(),
+        noise_std: Some(spec.noise_std),
+    };
+    let settings = FitSettings {
+        run_dir: run_dir.to_path_buf(),
+        epochs,
+        // Pretraining runs its whole step budget.
+        patience: usize::MAX,
+        selection: Selection::Loss,
+        batch_size,
+        seed: spec.seed,
+        resume: control.resume,
+        devices,
+        progress: control.progress,
+        interrupt_after_batches: control.interrupt_after_batches,
+        max_steps: Some(spec.steps),
+    };
+    let outcome = engine::fit(
+        TmDenoiser { model },
+        AdamConfig::new().init(),
+        WarmupLinear::new(spec.learning_rate, spec.warmup_steps, spec.steps).into(),
+        Arc::new(train.to_vec()),
+        batcher.clone(),
+        Arc::new(valid.to_vec()),
+        batcher,
+        &settings,
+    )?;
+    // The model after the last step (not the best validation epoch): what the original
+    // pretraining hands to fine-tuning.
+    let last = outcome.history.len();
+    engine::export_checkpoint(
+        TmDenoiser {
+            model: spec.model.init(device),
+        },
+        |d| d.model,
+        run_dir,
+        last,
+        "pretrained_model.bpk",
+    )?;
+    let losses: Vec<f64> = (1..=last)
+        .flat_map(|epoch| engine::logged_batches(run_dir, "train", epoch, "Loss"))
+        .collect();
     let tenth = (losses.len() / 10).max(1);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let smooth: Vec<f64> = (0..losses.len())
@@ -147,8 +169,9 @@ pub fn pretrain_denoising(
         loss_start: mean(&losses[..tenth]),
         loss_end: mean(&losses[losses.len() - tenth..]),
         loss: losses.clone(),
-        n_molecules: features.len(),
-        seconds: started.elapsed().as_secs_f64(),
+        n_molecules,
+        valid_loss: outcome.history.last().map_or(f64::NAN, |h| h.valid_loss),
+        seconds: outcome.train_seconds,
     };
     write_json(&run_dir.join("pretrain_metrics.json"), &summary)?;
     crate::plot::curves(

@@ -70,7 +70,7 @@ fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -> RunSpec {
 }
 
 fn history(run: &Path) -> Vec<train::EpochRecord> {
-    train::engine::read_history(run, train::engine::MetricKind::Rmse)
+    train::engine::read_history(run, "RMSE")
 }
 
 /// Bitwise equality of two learning curves (f64 NaN-free).

@@ -12,7 +12,7 @@ use train::qm9::{Qm9, convert_qm9_csv};
 use train::transformer_m::{
     PretrainSpec, Qm9Subset, TmRunSpec, pretrain_denoising, train_transformer_m,
 };
-use train::{ModeProbabilities, RunKind};
+use train::{ModeProbabilities, RunControl, RunKind, TrainError};
 
 const SMILES: [&str; 40] = [
     "C", "N", "O", "CC", "CO", "CN", "C=O", "C#N", "CCC", "CCO", "CC=O", "CC#N", "COC", "CNC",
@@ -94,7 +94,7 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
             seed: 1,
         },
         &pre_dir,
-        false,
+        &RunControl::default(),
         &device,
     )
     .unwrap();
@@ -134,7 +134,7 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
         target_std: 1.0,
     };
     let run = dir.join("finetune");
-    let s = train_transformer_m(&spec, &run, false, &device).unwrap();
+    let s = train_transformer_m(&spec, &run, &RunControl::default(), &device).unwrap();
     assert_eq!((s.n_train, s.n_valid, s.n_test), (32, 4, 4));
     assert_eq!(s.units, "Hartree (atomic units)");
     assert!(s.test_mae.is_finite() && s.test_mae < 0.1, "{s:?}");
@@ -165,7 +165,107 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
         model: TransformerMConfig::new(2, 32, 32, 4, 8),
         ..spec
     };
-    let err = train_transformer_m(&other, &dir.join("bad"), false, &device).unwrap_err();
+    let err =
+        train_transformer_m(&other, &dir.join("bad"), &RunControl::default(), &device).unwrap_err();
     assert!(err.to_string().contains("pretrained_model.bpk"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Bitwise equality of two learning curves.
+fn same_curve(a: &[train::EpochRecord], b: &[train::EpochRecord]) -> bool {
+    let bits = |h: &train::EpochRecord| {
+        (
+            h.epoch,
+            h.train_loss.to_bits(),
+            h.valid_loss.to_bits(),
+            h.valid_metric.to_bits(),
+            h.learning_rate.to_bits(),
+        )
+    };
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| bits(x) == bits(y))
+}
+
+#[test]
+fn transformer_m_and_pretraining_resume_exactly_after_an_interruption() {
+    // Exact resume needs the process-wide generator to itself.
+    let _rng = crate::rng_exclusive();
+    let dir = std::env::temp_dir().join(format!("molattn-tm-resume-{}", std::process::id()));
+    let data = dataset(&dir);
+    let device = Device::flex();
+    let subset = Qm9Subset {
+        dataset: data.clone(),
+        limit: None,
+        offset: 0,
+        subset_seed: 0,
+    };
+    let interrupted = |batches| RunControl {
+        interrupt_after_batches: Some(batches),
+        ..Default::default()
+    };
+    let resume = RunControl {
+        resume: true,
+        ..Default::default()
+    };
+
+    // Mixed modes: every batch draws its molecules' modes, so the per-batch generator
+    // is exercised as well as shuffling and dropout.
+    let spec = TmRunSpec {
+        kind: RunKind::TransformerM,
+        data: subset.clone(),
+        target: "HOMO_LUMO_gap_au".into(),
+        modes: ModeProbabilities::new(),
+        eval_mode: Mode::Both,
+        model: tiny(),
+        train: TrainOptions {
+            epochs: 5,
+            batch_size: 8,
+            learning_rate: 1e-3,
+            warmup_fraction: 0.1,
+            patience: 10,
+            seed: 3,
+        },
+        init_from: None,
+        target_mean: 0.0,
+        target_std: 1.0,
+    };
+    let straight = dir.join("straight");
+    let a = train_transformer_m(&spec, &straight, &RunControl::default(), &device).unwrap();
+    // 32 training molecules: 4 batches per epoch; stop in the middle of epoch 3.
+    let resumed = dir.join("resumed");
+    match train_transformer_m(&spec, &resumed, &interrupted(2 * 4 + 2), &device) {
+        Err(TrainError::Interrupted { epochs_done: 2 }) => {}
+        other => panic!("expected an interruption after epoch 2, got {other:?}"),
+    }
+    let b = train_transformer_m(&spec, &resumed, &resume, &device).unwrap();
+    let (ha, hb) = (
+        train::engine::read_history(&straight, "MAE"),
+        train::engine::read_history(&resumed, "MAE"),
+    );
+    assert_eq!(ha.len(), 5);
+    assert!(same_curve(&ha, &hb), "{ha:?}\n{hb:?}");
+    assert_eq!(a.test_mae.to_bits(), b.test_mae.to_bits());
+
+    // Denoising pretraining: 38 molecules trained on (2 held out), batches of 10: 4 steps
+    // per epoch; a budget of 18 steps is 4 epochs and 2 steps of a fifth.
+    let pre = PretrainSpec {
+        data: subset,
+        model: tiny(),
+        steps: 18,
+        batch_size: 10,
+        learning_rate: 3e-3,
+        warmup_steps: 3,
+        noise_std: 0.2,
+        seed: 5,
+    };
+    let p1 = pretrain_denoising(&pre, &dir.join("pre-a"), &RunControl::default(), &device).unwrap();
+    assert_eq!(p1.loss.len(), 18);
+    match pretrain_denoising(&pre, &dir.join("pre-b"), &interrupted(9), &device) {
+        Err(TrainError::Interrupted { epochs_done: 2 }) => {}
+        other => panic!("expected an interruption after epoch 2, got {other:?}"),
+    }
+    let p2 = pretrain_denoising(&pre, &dir.join("pre-b"), &resume, &device).unwrap();
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&p1.loss), bits(&p2.loss));
+    assert_eq!(p1.valid_loss.to_bits(), p2.valid_loss.to_bits());
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -1,0 +1,196 @@
+//! Transformer-M on the training engine: the supervised step (L1 on the standardised
+//! target, missing labels masked; modes sampled per molecule during training, the
+//! evaluation mode for validation) and the 3D denoising-pretraining step.
+
+use burn::prelude::*;
+use burn::tensor::Distribution;
+use burn::train::{InferenceStep, RegressionOutput, TrainOutput, TrainStep};
+use models::transformer_m::{Mode, TransformerM, TransformerMBatch};
+use mol_featurize::graphormer::{EncodingLimits, GraphormerFeatures};
+use mol_featurize::pad_graphormer_batch;
+use rand::rngs::StdRng;
+
+use crate::denoising::denoising_loss;
+use crate::engine::EpochBatcher;
+use crate::masked_loss::MaskedTargets;
+use crate::mode_sampling::ModeProbabilities;
+
+/// A Transformer-M trained on a graph-level target (the step functions live on this
+/// wrapper because the model type belongs to `models`).
+#[derive(Module, Debug)]
+pub struct TmLearner {
+    /// The model.
+    pub model: TransformerM,
+}
+
+/// A Transformer-M trained to predict the noise added to its 3D coordinates.
+#[derive(Module, Debug)]
+pub struct TmDenoiser {
+    /// The model (with its denoising head).
+    pub model: TransformerM,
+}
+
+/// One featurized molecule and its labels (target units, NaN = missing).
+#[derive(Debug, Clone)]
+pub struct TmExample {
+    /// Dataset row (for error messages).
+    pub row: usize,
+    /// Features (with coordinates where the molecule has them).
+    pub features: GraphormerFeatures,
+    /// One label per task (empty for pretraining).
+    pub targets: Vec<f32>,
+}
+
+/// A padded batch with its labels (or, for pretraining, its coordinate noise).
+#[derive(Debug, Clone)]
+pub struct TmBatch {
+    /// Model input (noisy coordinates when pretraining).
+    pub batch: TransformerMBatch,
+    /// Labels (supervised).
+    pub targets: Option<MaskedTargets>,
+    /// The noise added to the coordinates, `[B, N, 3]` Angstrom (pretraining).
+    pub noise: Option<Tensor<3>>,
+}
+
+/// How a [`TmBatcher`] sets each molecule's mode.
+#[derive(Debug, Clone)]
+pub enum ModeChoice {
+    /// Drawn per molecule from these probabilities (training).
+    Sample(ModeProbabilities),
+    /// This mode for every molecule (validation, pretraining).
+    Fixed(Mode),
+}
+
+/// Pads molecules into [`TmBatch`]es.
+#[derive(Debug, Clone)]
+pub struct TmBatcher {
+    /// Padding limits of the model.
+    pub limits: EncodingLimits,
+    /// Modes.
+    pub modes: ModeChoice,
+    /// Per-task training mean and standard deviation (the loss uses standardised labels).
+    pub mean: Vec<f32>,
+    /// See `mean`.
+    pub std: Vec<f32>,
+    /// Standard deviation (Angstrom) of the Gaussian noise on heavy-atom coordinates
+    /// (pretraining; `None` for supervised batches).
+    pub noise_std: Option<f64>,
+}
+
+impl EpochBatcher<TmExample> for TmBatcher {
+    type Batch = TmBatch;
+
+    fn batch(
+        &self,
+        items: &[&TmExample],
+        rng: &mut StdRng,
+        device: &Device,
+    ) -> Result<TmBatch, String> {
+        let features: Vec<&GraphormerFeatures> = items.iter().map(|e| &e.features).collect();
+        let data = pad_graphormer_batch(&features, &self.limits).map_err(|e| {
+            let rows: Vec<usize> = items.iter().map(|e| e.row).collect();
+            format!("rows {rows:?}: {e}")
+        })?;
+        let modes = match &self.modes {
+            ModeChoice::Sample(p) => p.sample(&data.has_3d, rng),
+            ModeChoice::Fixed(mode) => vec![*mode; items.len()],
+        };
+        let batch = TransformerMBatch::from_data(&data, &modes, device);
+        if let Some(std) = self.noise_std {
+            // Drawn from the device's generator, which the loader re-seeds every epoch.
+            let [b, n] = batch.key_padding_mask.dims();
+            let real = batch
+                .key_padding_mask
+                .clone()
+                .bool_not()
+                .float()
+                .reshape([b, n, 1]);
+            let noise =
+                Tensor::<3>::random([b, n, 3], Distribution::Normal(0.0, std), device) * real;
+            let noisy = batch.coordinates.clone() + noise.clone();
+            return Ok(TmBatch {
+                batch: batch.with_coordinates(noisy),
+                targets: None,
+                noise: Some(noise),
+            });
+        }
+        let labels: Vec<&[f32]> = items.iter().map(|e| e.targets.as_slice()).collect();
+        Ok(TmBatch {
+            batch,
+            targets: Some(MaskedTargets::new(&labels, &self.mean, &self.std, device)),
+            noise: None,
+        })
+    }
+}
+
+fn supervised(
+    model: &TransformerM,
+    item: TmBatch,
+    parallel: bool,
+) -> (Tensor<1>, RegressionOutput) {
+    let targets = item.targets.expect("supervised batches carry labels");
+    let device = item.batch.key_padding_mask.device();
+    let parts = if parallel && device == Device::flex() {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    let pred = model.forward_parallel(&item.batch, parts);
+    let loss = targets.l1(pred.clone());
+    (loss.clone(), RegressionOutput::new(loss, pred, targets.raw))
+}
+
+impl TrainStep for TmLearner {
+    type Input = TmBatch;
+    type Output = RegressionOutput;
+
+    fn step(&self, item: TmBatch) -> TrainOutput<RegressionOutput> {
+        let (loss, output) = supervised(&self.model, item, false);
+        TrainOutput::new(self, loss.backward(), output)
+    }
+}
+
+impl InferenceStep for TmLearner {
+    type Input = TmBatch;
+    type Output = RegressionOutput;
+
+    fn step(&self, item: TmBatch) -> RegressionOutput {
+        // On the CPU, the batch split across rayon's threads (TransformerM::forward_parallel).
+        supervised(&self.model, item, true).1
+    }
+}
+
+fn denoise(model: &TransformerM, item: TmBatch) -> (Tensor<1>, RegressionOutput) {
+    let noise = item.noise.expect("pretraining batches carry their noise");
+    let out = model.encode(&item.batch);
+    let predicted = model
+        .denoise(&out)
+        .expect("checked before training: denoising head present");
+    let loss = denoising_loss(predicted, noise, item.batch.key_padding_mask.clone());
+    // No per-molecule target: the loss is the metric.
+    let device = loss.device();
+    let none = Tensor::<2>::zeros([1, 1], &device);
+    (
+        loss.clone(),
+        RegressionOutput::new(loss, none.clone(), none),
+    )
+}
+
+impl TrainStep for TmDenoiser {
+    type Input = TmBatch;
+    type Output = RegressionOutput;
+
+    fn step(&self, item: TmBatch) -> TrainOutput<RegressionOutput> {
+        let (loss, output) = denoise(&self.model, item);
+        TrainOutput::new(self, loss.backward(), output)
+    }
+}
+
+impl InferenceStep for TmDenoiser {
+    type Input = TmBatch;
+    type Output = RegressionOutput;
+
+    fn step(&self, item: TmBatch) -> RegressionOutput {
+        denoise(&self.model, item).1
+    }
+}
