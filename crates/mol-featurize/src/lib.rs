@@ -27,6 +27,7 @@
 
 pub mod batch;
 pub mod cache;
+pub mod canonical;
 pub mod conformer;
 pub mod dataset;
 pub mod depict;
@@ -47,6 +48,7 @@ pub mod vocab;
 
 pub use batch::{MatBatchData, pad_batch};
 pub use cache::ConformerCache;
+pub use canonical::canonical_smiles;
 pub use conformer::{ConformerOptions, CoordinateMethod, CoordinateSource};
 pub use dataset::{
     CacheReport, FeaturizeReport, SkippedMolecule, featurize_all, featurize_all_cached,

@@ -194,6 +194,65 @@ impl MoleculeTable {
     }
 }
 
+/// The target columns of `--targets-from START:` (every header column from 0-based
+/// position START on) or `START:END` (END excluded), leaving out `smiles_column`.
+///
+/// # Errors
+/// [`TrainError::Invalid`] for a malformed range or one that selects no column;
+/// [`TrainError::Csv`] / [`TrainError::Io`] if the header cannot be read.
+pub fn target_columns_from(
+    path: &Path,
+    delimiter: u8,
+    range: &str,
+    smiles_column: &str,
+) -> Result<Vec<String>, TrainError> {
+    let bad = |why: &str| TrainError::Invalid(format!("--targets-from {range:?}: {why}"));
+    let (start, end) = range
+        .split_once(':')
+        .ok_or_else(|| bad("expected START: or START:END"))?;
+    let start: usize = start
+        .trim()
+        .parse()
+        .map_err(|_| bad("START is not a number"))?;
+    let mut reader = csv::ReaderBuilder::new()
+        .delimiter(delimiter)
+        .from_path(path)
+        .map_err(|e| TrainError::Csv {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+    let headers: Vec<String> = reader
+        .headers()
+        .map_err(|e| TrainError::Csv {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?
+        .iter()
+        .map(|h| h.trim_start_matches('\u{feff}').trim().to_string())
+        .collect();
+    let end = match end.trim() {
+        "" => headers.len(),
+        e => e
+            .parse::<usize>()
+            .map_err(|_| bad("END is not a number"))?
+            .min(headers.len()),
+    };
+    let columns: Vec<String> = headers
+        .get(start..end.max(start))
+        .unwrap_or_default()
+        .iter()
+        .filter(|h| h.as_str() != smiles_column)
+        .cloned()
+        .collect();
+    if columns.is_empty() {
+        return Err(bad(&format!(
+            "selects no target column (columns: {})",
+            headers.join(", ")
+        )));
+    }
+    Ok(columns)
+}
+
 /// Reads a CSV that only needs a SMILES column (for prediction).
 ///
 /// # Errors

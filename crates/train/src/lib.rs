@@ -28,6 +28,7 @@ pub mod error;
 mod evaluation;
 pub mod explain;
 pub mod freesolv;
+pub mod join;
 pub mod masked_loss;
 pub mod mat_step;
 pub mod metrics;

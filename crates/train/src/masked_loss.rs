@@ -82,7 +82,8 @@ mod tests {
     fn missing_labels_do_not_count() {
         let dev = Device::flex();
         let nan = f32::NAN;
-        let rows: Vec<&[f32]> = vec![&[1.0, nan], &[3.0, 2.0]];
+        let (r0, r1) = ([1.0, nan], [3.0, 2.0]);
+        let rows: Vec<&[f32]> = vec![&r0, &r1];
         let t = MaskedTargets::new(&rows, &[], &[], &dev);
         let pred =
             Tensor::<2>::from_data(TensorData::new(vec![2.0f32, 100.0, 1.0, 2.5], [2, 2]), &dev);

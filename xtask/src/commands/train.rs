@@ -10,10 +10,9 @@ use clap::{Args, ValueEnum};
 use models::MatConfig;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
-use super::common::{
-    CoordsArg, DatasetArg, DeviceArg, ModelArg, PresetArg, conformer_cache_dir, featurizer,
-};
+use super::common::{CoordsArg, DatasetArg, ModelArg, PresetArg, conformer_cache_dir, featurizer};
 use super::data::data_qm9;
+use super::engine_args::EngineArgs;
 use super::train_transformer_m::{ModeArg, TmSizeArgs, TmTrain, tm_config, train_tm};
 
 /// Flags of `train`: those of every model, then each family's own. After this
@@ -45,7 +44,7 @@ pub struct SharedTrainArgs {
     /// Run directory to write.
     #[arg(long)]
     pub out: PathBuf,
-    /// Target column(s).
+    /// Target column(s); repeat for several tasks (missing cells are masked per task).
     #[arg(long = "target", default_values_t = vec!["y".to_string()])]
     pub targets: Vec<String>,
     /// Model preset.
@@ -67,9 +66,9 @@ pub struct SharedTrainArgs {
     /// Seed (initialisation, shuffling, dropout, conformers).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Backend.
-    #[arg(long, value_enum, default_value = "flex")]
-    pub device: DeviceArg,
+    /// Devices, strategy, resume, progress.
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 /// Flags that only MAT training takes.
@@ -91,6 +90,10 @@ pub struct MatTrainArgs {
     /// SMILES column.
     #[arg(long, default_value = "smiles")]
     pub smiles_column: String,
+    /// Every column from this 0-based position of the header on (`2:`), or a range
+    /// (`2:5`, end excluded), is a target, the SMILES column left out; replaces --target.
+    #[arg(long, conflicts_with = "targets")]
+    pub targets_from: Option<String>,
     /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
     #[arg(long, default_value = ",", value_parser = train::data::parse_delimiter)]
     pub delimiter: char,
@@ -106,9 +109,6 @@ pub struct MatTrainArgs {
     /// Reproduce the MAT reference featurizer's quirks.
     #[arg(long)]
     pub reference_compat: bool,
-    /// Continue the run in --out from its last checkpoint.
-    #[arg(long)]
-    pub resume: bool,
     /// Fine-tune from a reference PyTorch MAT state dict (.pt or .safetensors, e.g. the
     /// published pretrained MAT with --preset pretrained); its generator is not loaded.
     #[arg(long)]
@@ -191,39 +191,44 @@ fn train(args: TrainArgs) -> Result<()> {
             bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
         }
         let model = tm_config(matches!(args.shared.preset, PresetArg::Base), &args.tm.size);
-        return train_tm(
-            TmTrain {
-                dataset: data_qm9(args.shared.cache, false)?,
-                target: target.clone(),
-                limit: args.tm.limit,
-                offset: args.tm.offset,
-                mode: args.tm.mode,
-                model,
-                train: TrainOptions {
-                    epochs: args.shared.epochs,
-                    batch_size: args.shared.batch_size,
-                    learning_rate: args.shared.lr,
-                    warmup_fraction: train::transformer_m::WARMUP_FRACTION,
-                    patience: args.shared.patience,
-                    seed: args.shared.seed,
-                },
-                init_from: args.tm.init_from,
-                size_given: args.tm.size.any(),
-                out: args.shared.out,
+        return train_tm(TmTrain {
+            dataset: data_qm9(args.shared.cache, false)?,
+            target: target.clone(),
+            limit: args.tm.limit,
+            offset: args.tm.offset,
+            mode: args.tm.mode,
+            model,
+            train: TrainOptions {
+                epochs: args.shared.epochs,
+                batch_size: args.shared.batch_size,
+                learning_rate: args.shared.lr,
+                warmup_fraction: train::transformer_m::WARMUP_FRACTION,
+                patience: args.shared.patience,
+                seed: args.shared.seed,
             },
-            &args.shared.device.device()?,
-        );
+            init_from: args.tm.init_from,
+            size_given: args.tm.size.any(),
+            out: args.shared.out,
+            engine: args.shared.engine.clone(),
+        });
     }
     let data = args
         .mat
         .data
         .clone()
         .context("--data CSV is required for --model mat")?;
+    let delimiter = train::data::delimiter_byte(args.mat.delimiter)?;
+    let targets = match &args.mat.targets_from {
+        Some(range) => {
+            train::data::target_columns_from(&data, delimiter, range, &args.mat.smiles_column)?
+        }
+        None => args.shared.targets.clone(),
+    };
     let table = train::data::MoleculeTable::read_delimited(
         &data,
         &args.mat.smiles_column,
-        &args.shared.targets,
-        train::data::delimiter_byte(args.mat.delimiter)?,
+        &targets,
+        delimiter,
     )?;
     let task = match args.mat.task {
         Some(TaskArg::Regression) => Task::Regression,
@@ -247,13 +252,13 @@ fn train(args: TrainArgs) -> Result<()> {
             bail!("--preset base is Transformer-M's; use small or pretrained for MAT")
         }
     }
-    .with_num_targets(args.shared.targets.len());
+    .with_num_targets(targets.len());
     let spec = RunSpec {
         kind: train::RunKind::Mat,
         data: data.clone(),
         smiles_column: args.mat.smiles_column,
         delimiter: args.mat.delimiter,
-        target_columns: args.shared.targets,
+        target_columns: targets,
         units: args.mat.units,
         split,
         task,
@@ -271,18 +276,15 @@ fn train(args: TrainArgs) -> Result<()> {
         target_std: Vec::new(),
         pretrained: args.mat.pretrained.clone(),
     };
+    let engine = &args.shared.engine;
     let control = RunControl {
-        resume: args.mat.resume,
-        progress: true,
-        stop_after_epochs: None,
+        resume: engine.resume,
+        progress: engine.progress(),
+        interrupt_after_batches: None,
         conformer_cache: conformer_cache_dir(args.shared.cache.clone(), args.mat.no_cache),
+        devices: Some(engine.devices()?),
     };
-    let summary = train_run(
-        &spec,
-        &args.shared.out,
-        &control,
-        &args.shared.device.device()?,
-    )?;
+    let summary = train_run(&spec, &args.shared.out, &control, &engine.main_device()?)?;
     println!("{}", serde_json::to_string_pretty(&summary)?);
     println!("run written to {}", args.shared.out.display());
     Ok(())

@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::engine_args::EngineArgs;
 use anyhow::{Context, Result};
-use burn::tensor::Device;
 use models::transformer_m::{GaussianInit, LayerNormPlacement, Mode, TransformerMConfig};
 use train::ModeProbabilities;
 use train::TrainOptions;
@@ -137,10 +137,14 @@ pub struct TmTrain {
     pub size_given: bool,
     /// Run directory.
     pub out: PathBuf,
+    /// Devices, resume, progress.
+    pub engine: EngineArgs,
 }
 
 /// Runs a Transformer-M training and prints its metrics.
-pub fn train_tm(args: TmTrain, device: &Device) -> Result<()> {
+pub fn train_tm(args: TmTrain) -> Result<()> {
+    let control = args.engine.control()?;
+    let device = &args.engine.main_device()?;
     let (modes, eval_mode) = match args.mode {
         ModeArg::TwoD => (ModeProbabilities::fixed(Mode::TwoD), Mode::TwoD),
         ModeArg::ThreeD => (ModeProbabilities::fixed(Mode::ThreeD), Mode::ThreeD),
@@ -180,7 +184,7 @@ pub fn train_tm(args: TmTrain, device: &Device) -> Result<()> {
         target_mean: 0.0,
         target_std: 1.0,
     };
-    let s = train_transformer_m(&spec, &args.out, true, device)?;
+    let s = train_transformer_m(&spec, &args.out, &control, device)?;
     println!(
         "{}: test MAE {:.5} {}{} (mean predictor {:.5}); valid {:.5}; {} / {} / {} molecules; best epoch {} of {}; {:.0} s training, {:.0} s featurizing; {} parameters",
         s.target,
@@ -205,8 +209,8 @@ pub fn train_tm(args: TmTrain, device: &Device) -> Result<()> {
 }
 
 /// Runs denoising pretraining and prints the loss at the start and end.
-pub fn pretrain(spec: PretrainSpec, out: &Path, device: &Device) -> Result<()> {
-    let s = pretrain_denoising(&spec, out, true, device)?;
+pub fn pretrain(spec: PretrainSpec, out: &Path, engine: &EngineArgs) -> Result<()> {
+    let s = pretrain_denoising(&spec, out, &engine.control()?, &engine.main_device()?)?;
     println!(
         "denoising loss {:.4} (first 10% of steps) -> {:.4} (last 10%) over {} steps on {} molecules, {:.0} s; wrote {}",
         s.loss_start,
