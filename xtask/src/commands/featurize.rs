@@ -51,6 +51,41 @@ pub struct FeaturizeArgs {
     /// the inputs of an exported MAT.
     #[arg(long, value_enum, default_value = "json")]
     pub format: FeatureFormat,
+    /// Featurize only shard K of N (0-based K: rows whose index modulo N is K), e.g. one
+    /// task of a cluster job array (`--shard $SLURM_ARRAY_TASK_ID/16`). Shards running at
+    /// the same time fill the same conformer cache (each write waits for the file's
+    /// lock), which a later `train` on the whole CSV then reads.
+    #[arg(long, value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+}
+
+/// `K/N` with 0 <= K < N.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("{text:?}: expected K/N, e.g. 0/4"))?;
+    let k: usize = k
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?}: K is not a number"))?;
+    let n: usize = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?}: N is not a number"))?;
+    if n == 0 || k >= n {
+        return Err(format!("{text:?}: K must be 0..N-1 and N at least 1"));
+    }
+    Ok((k, n))
+}
+
+/// The rows of shard `k` of `n` (every `n`-th row from `k`), as (row, SMILES).
+fn shard_rows(smiles: Vec<String>, shard: Option<(usize, usize)>) -> (Vec<usize>, Vec<String>) {
+    let (k, n) = shard.unwrap_or((0, 1));
+    smiles
+        .into_iter()
+        .enumerate()
+        .filter(|(row, _)| row % n == k)
+        .unzip()
 }
 
 /// `--format` of `featurize`.
@@ -77,11 +112,16 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
         &args.smiles_column,
         train::data::delimiter_byte(args.delimiter)?,
     )?;
-    featurize(&smiles, &featurizer, cache, args.out, args.format)
+    let (rows, smiles) = shard_rows(smiles, args.shard);
+    if let Some((k, n)) = args.shard {
+        println!("shard {k}/{n}: {} rows", rows.len());
+    }
+    featurize(&smiles, &rows, &featurizer, cache, args.out, args.format)
 }
 
 fn featurize(
     smiles: &[String],
+    rows: &[usize],
     featurizer: &MatFeaturizer,
     cache: Option<PathBuf>,
     out: Option<PathBuf>,
@@ -89,7 +129,11 @@ fn featurize(
 ) -> Result<()> {
     let t0 = Instant::now();
     let cache = train::open_conformer_cache(cache.as_deref());
-    let (features, report) = featurize_all_cached(smiles, featurizer, true, cache.as_ref());
+    let (features, mut report) = featurize_all_cached(smiles, featurizer, true, cache.as_ref());
+    // Report rows of the input file (a shard featurizes a subset).
+    for s in &mut report.skipped {
+        s.row = rows[s.row];
+    }
     let secs = t0.elapsed().as_secs_f64();
     train::print_cache_report(&report);
     println!(
@@ -108,13 +152,13 @@ fn featurize(
     match (out, format) {
         (None, _) => {}
         (Some(out), FeatureFormat::Json) => {
-            let json = serde_json::json!({ "report": report, "features": features });
+            let json = serde_json::json!({ "report": report, "rows": rows, "features": features });
             std::fs::write(&out, serde_json::to_vec(&json)?)
                 .with_context(|| out.display().to_string())?;
             println!("wrote {}", out.display());
         }
         #[cfg(feature = "onnx")]
-        (Some(out), FeatureFormat::Npz) => write_npz(&out, &features)?,
+        (Some(out), FeatureFormat::Npz) => write_npz(&out, &features, rows)?,
         #[cfg(not(feature = "onnx"))]
         (Some(_), FeatureFormat::Npz) => return Err(missing_feature("onnx", "--format npz")),
     }
@@ -124,12 +168,16 @@ fn featurize(
 #[cfg(feature = "onnx")]
 /// Writes every featurized molecule as one padded batch to a NumPy `.npz`: the inputs of
 /// an exported MAT plus `row` (input row of each molecule; skipped rows are absent).
-fn write_npz(out: &Path, features: &[Option<mol_featurize::MatFeatures>]) -> Result<()> {
+fn write_npz(
+    out: &Path,
+    features: &[Option<mol_featurize::MatFeatures>],
+    input_rows: &[usize],
+) -> Result<()> {
     use ndarray::{Array1, Array2, Array3};
     let (rows, ok): (Vec<i64>, Vec<&mol_featurize::MatFeatures>) = features
         .iter()
-        .enumerate()
-        .filter_map(|(row, f)| f.as_ref().map(|f| (row as i64, f)))
+        .zip(input_rows)
+        .filter_map(|(f, &row)| f.as_ref().map(|f| (row as i64, f)))
         .unzip();
     if ok.is_empty() {
         bail!(
@@ -164,4 +212,28 @@ fn write_npz(out: &Path, features: &[Option<mol_featurize::MatFeatures>]) -> Res
         out.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_rows() {
+        assert_eq!(parse_shard("1/4"), Ok((1, 4)));
+        assert!(
+            parse_shard("4/4").is_err() && parse_shard("1").is_err() && parse_shard("0/0").is_err()
+        );
+        let smiles: Vec<String> = (0..10).map(|i| format!("C{i}")).collect();
+        let mut seen: Vec<usize> = (0..3)
+            .flat_map(|k| shard_rows(smiles.clone(), Some((k, 3))).0)
+            .collect();
+        seen.sort();
+        assert_eq!(seen, (0..10).collect::<Vec<_>>());
+        assert_eq!(
+            shard_rows(smiles.clone(), Some((1, 3))).1,
+            vec!["C1", "C4", "C7"]
+        );
+        assert_eq!(shard_rows(smiles, None).0.len(), 10);
+    }
 }
