@@ -29,12 +29,8 @@ impl Patience {
 
 impl EarlyStoppingStrategy for Patience {
     fn should_stop(&mut self, epoch: usize, store: &EventStoreClient) -> bool {
-        let direction = match self.direction {
-            Direction::Lowest => Direction::Lowest,
-            Direction::Highest => Direction::Highest,
-        };
         store
-            .find_epoch(&self.name, Aggregate::Mean, direction, &Split::Valid)
+            .find_epoch(&self.name, Aggregate::Mean, self.direction, &Split::Valid)
             .is_some_and(|best| epoch.saturating_sub(best) >= self.patience)
     }
 }

@@ -337,7 +337,7 @@ pub fn train_transformer_m(
     };
     let rows = |idx: &[usize]| -> Vec<usize> { idx.iter().map(|&p| features[p].0).collect() };
     let batcher = |modes: ModeChoice| TmBatcher {
-        limits: spec.model.limits.clone(),
+        limits: spec.model.limits,
         modes,
         mean: mean.clone(),
         std: std.clone(),

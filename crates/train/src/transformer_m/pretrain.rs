@@ -115,7 +115,7 @@ pub fn pretrain_denoising(
     let steps_per_epoch = train.len().div_ceil(devices.len()).div_ceil(batch_size);
     let epochs = spec.steps.div_ceil(steps_per_epoch);
     let batcher = TmBatcher {
-        limits: spec.model.limits.clone(),
+        limits: spec.model.limits,
         modes: ModeChoice::Fixed(Mode::ThreeD),
         mean: Vec::new(),
         std: Vec::new(),
