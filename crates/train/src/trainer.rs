@@ -265,13 +265,6 @@ fn fit(
                 reason: e.to_string(),
             })?;
     }
-    let batch_size = spec.train.batch_size.max(1);
-    // One optimiser step takes one batch per device.
-    let steps_per_epoch = train.len().div_ceil(devices.len()).div_ceil(batch_size);
-    let total = spec.train.epochs * steps_per_epoch;
-    let warmup = engine::schedule::warmup_steps(spec.train.warmup_fraction, total);
-    let scheduler = engine::schedule::noam(spec.train.learning_rate, warmup, spec.model.d_model)?;
-    let optim = AdamConfig::new().with_epsilon(1e-8).init();
     let (kind, mean, std) = match spec.task {
         Task::Regression => (
             MetricKind::Rmse,
@@ -280,24 +273,18 @@ fn fit(
         ),
         Task::Classification => (MetricKind::RocAuc, Vec::new(), Vec::new()),
     };
-    let settings = FitSettings {
-        run_dir: run_dir.to_path_buf(),
-        epochs: spec.train.epochs,
-        patience: spec.train.patience,
-        selection: Selection::Metric(TaskMetric::new(
-            kind,
-            spec.target_columns.len(),
-            &mean,
-            &std,
-        )),
-        batch_size,
-        seed: spec.train.seed,
-        resume: control.resume,
+    let metric = TaskMetric::new(kind, spec.target_columns.len(), &mean, &std);
+    let settings = FitSettings::supervised(
+        run_dir,
+        &spec.train,
+        control,
         devices,
-        progress: control.progress,
-        interrupt_after_batches: control.interrupt_after_batches,
-        max_steps: None,
-    };
+        Selection::Metric(metric),
+    );
+    let total = spec.train.epochs * settings.steps_per_epoch(train.len());
+    let warmup = engine::schedule::warmup_steps(spec.train.warmup_fraction, total);
+    let scheduler = engine::schedule::noam(spec.train.learning_rate, warmup, spec.model.d_model)?;
+    let optim = AdamConfig::new().with_epsilon(1e-8).init();
     let batcher = MatBatcher {
         task: spec.task,
         mean,

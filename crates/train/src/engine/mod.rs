@@ -85,6 +85,40 @@ pub struct FitSettings {
     pub max_steps: Option<usize>,
 }
 
+impl FitSettings {
+    /// The settings of a supervised run: epochs, patience, batch size and seed from
+    /// `options`, resume / progress / interruption from `control`.
+    pub fn supervised(
+        run_dir: &Path,
+        options: &crate::run_spec::TrainOptions,
+        control: &crate::RunControl,
+        devices: Devices,
+        selection: Selection,
+    ) -> Self {
+        Self {
+            run_dir: run_dir.to_path_buf(),
+            epochs: options.epochs,
+            patience: options.patience,
+            selection,
+            batch_size: options.batch_size.max(1),
+            seed: options.seed,
+            resume: control.resume,
+            devices,
+            progress: control.progress,
+            interrupt_after_batches: control.interrupt_after_batches,
+            max_steps: None,
+        }
+    }
+
+    /// Optimiser steps per epoch on `n_train` molecules: one step takes one batch per
+    /// device.
+    pub fn steps_per_epoch(&self, n_train: usize) -> usize {
+        n_train
+            .div_ceil(self.devices.len())
+            .div_ceil(self.batch_size.max(1))
+    }
+}
+
 /// What [`fit`] leaves: the per-epoch history and the best epoch, whose weights are in
 /// `run_dir/best_model.bpk`.
 #[derive(Debug, Clone)]

@@ -315,12 +315,6 @@ pub fn train_transformer_m(
         })?;
     }
     let n_params = model.num_params();
-    let batch_size = spec.train.batch_size.max(1);
-    // One optimiser step takes one batch per device.
-    let steps_per_epoch = train_x.len().div_ceil(devices.len()).div_ceil(batch_size);
-    let total = spec.train.epochs * steps_per_epoch;
-    let warmup = warmup_steps(spec.train.warmup_fraction, total);
-    let scheduler = WarmupLinear::new(spec.train.learning_rate, warmup, total);
     let (mean, std) = (vec![spec.target_mean], vec![spec.target_std]);
     let examples = |x: &[&GraphormerFeatures], y: &[f32], rows: &[usize]| -> Arc<Vec<TmExample>> {
         Arc::new(
@@ -343,19 +337,16 @@ pub fn train_transformer_m(
         std: std.clone(),
         noise_std: None,
     };
-    let settings = FitSettings {
-        run_dir: run_dir.to_path_buf(),
-        epochs: spec.train.epochs,
-        patience: spec.train.patience,
-        selection: Selection::Metric(TaskMetric::new(MetricKind::Mae, 1, &mean, &std)),
-        batch_size,
-        seed: spec.train.seed,
-        resume: control.resume,
+    let settings = FitSettings::supervised(
+        run_dir,
+        &spec.train,
+        control,
         devices,
-        progress: control.progress,
-        interrupt_after_batches: control.interrupt_after_batches,
-        max_steps: None,
-    };
+        Selection::Metric(TaskMetric::new(MetricKind::Mae, 1, &mean, &std)),
+    );
+    let total = spec.train.epochs * settings.steps_per_epoch(train_x.len());
+    let warmup = warmup_steps(spec.train.warmup_fraction, total);
+    let scheduler = WarmupLinear::new(spec.train.learning_rate, warmup, total);
     let outcome = engine::fit(
         TmLearner { model },
         AdamConfig::new().init(),
