@@ -48,12 +48,13 @@ fn dashboard(
     interrupter: &Interrupter,
     resumed_from: Option<usize>,
 ) -> Option<Box<dyn MetricsRenderer>> {
+    // Not `persistent()`: the dashboard closes when training ends, so a command run in a
+    // terminal returns on its own.
     Some(Box::new(
         burn::train::renderer::tui::TuiMetricsRendererWrapper::new(
             interrupter.clone(),
             resumed_from,
-        )
-        .persistent(),
+        ),
     ))
 }
 
