@@ -50,8 +50,9 @@ impl MoleculeTable {
     /// Reads `path` (fields separated by `delimiter`, a UTF-8 byte-order mark and CRLF line
     /// ends accepted), taking SMILES from column `smiles_column` and targets from
     /// `target_columns`. A target cell that is empty or an NA string
-    /// ([`MISSING_LABEL_CELLS`]), or not a finite number, makes its row a
-    /// [`MoleculeTable::label_problems`] entry.
+    /// ([`MISSING_LABEL_CELLS`]) is a missing label (NaN, masked per task); a row whose
+    /// every target is missing, or with a cell that is not a finite number, is a
+    /// [`MoleculeTable::label_problems`] entry (skipped and reported).
     ///
     /// # Errors
     /// [`TrainError::Csv`] if a column is missing (naming the columns found, and the
@@ -168,19 +169,11 @@ impl MoleculeTable {
         Ok(table)
     }
 
-    /// Whether `row` has at least one usable label (the others are masked).
+    /// Whether `row` is trained on: it has at least one label (the others are masked)
+    /// and no malformed cell ([`MoleculeTable::label_problems`]).
     pub fn is_labelled(&self, row: usize) -> bool {
         self.targets[row].iter().any(|v| v.is_finite())
-    }
-
-    /// Missing label cells of rows that are trained on (masked per task).
-    pub fn n_missing_cells(&self) -> usize {
-        let skipped: std::collections::HashSet<usize> =
-            self.label_problems.iter().map(|p| p.row).collect();
-        (0..self.len())
-            .filter(|r| !skipped.contains(r))
-            .map(|r| self.targets[r].iter().filter(|v| v.is_nan()).count())
-            .sum()
+            && !self.label_problems.iter().any(|p| p.row == row)
     }
 
     /// Number of rows.

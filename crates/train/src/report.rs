@@ -87,12 +87,14 @@ pub struct TrainSummary {
     /// Rows skipped: featurization failed or the label is missing (each listed with its
     /// reason in `featurize_report.json`).
     pub n_skipped: usize,
-    /// Rows whose label is missing or not a number (kinds `missing-label`, `bad-label`
-    /// in `featurize_report.json`, or noted after the featurization reason of a row that
-    /// failed both); not trained or evaluated on.
+    /// Rows with no label at all or with a label cell that is not a number (kinds
+    /// `missing-label`, `bad-label` in `featurize_report.json`, or noted after the
+    /// featurization reason of a row that failed both); not trained or evaluated on. A
+    /// row with some labels is kept, its missing cells masked ([`Self::n_missing_labels`]).
     #[serde(default)]
     pub n_unlabelled: usize,
-    /// Missing label cells of trained rows, masked in the loss and metrics of their task.
+    /// Missing label cells of the rows trained or evaluated on (masked in the loss and
+    /// metrics of their task).
     #[serde(default)]
     pub n_missing_labels: usize,
     /// Split rows dropped because their molecule was skipped, per part.

@@ -123,13 +123,25 @@ pub fn train_run(
                 .filter(|v| v.is_finite())
                 .collect()
         };
+        if let Some(j) = (0..k).find(|&j| present(j).is_empty()) {
+            return Err(TrainError::Invalid(format!(
+                "target {:?} has no label among the training molecules of this split",
+                spec.target_columns[j]
+            )));
+        }
         let (mean, std): (Vec<f32>, Vec<f32>) = (0..k)
             .map(|j| {
                 let ys = present(j);
-                let n = ys.len().max(1) as f32;
+                let n = ys.len() as f32;
                 let m = ys.iter().sum::<f32>() / n;
                 let var = ys.iter().map(|y| (y - m).powi(2)).sum::<f32>() / n;
-                (m, var.sqrt().max(1e-6))
+                // One label, or all equal: no spread to scale by.
+                let std = if ys.len() < 2 || var <= 0.0 {
+                    1.0
+                } else {
+                    var.sqrt()
+                };
+                (m, std)
             })
             .unzip();
         spec.target_mean = mean;
@@ -192,7 +204,11 @@ pub fn train_run(
         valid: m_valid,
         test: m_test,
         epochs: state.history.len(),
-        n_missing_labels: table.n_missing_cells(),
+        n_missing_labels: [&train_rows, &valid_rows, &test_rows]
+            .iter()
+            .flat_map(|rows| rows.iter())
+            .map(|&r| table.targets[r].iter().filter(|v| v.is_nan()).count())
+            .sum(),
         best_epoch: state.best_epoch,
         train_seconds: state.train_seconds,
         featurize_seconds,

@@ -85,7 +85,7 @@ mod tests {
 
     #[test]
     fn only_epochs_with_every_record_count() {
-        let dir = std::env::temp_dir().join(format!("molattn-ckpt-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("molattn-engine-ckpt-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         for r in RECORDS {

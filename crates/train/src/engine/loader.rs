@@ -1,8 +1,17 @@
 //! The data loader of every training run: a fresh shuffle per epoch drawn from
 //! `(seed, epoch)`, the device's random generator (dropout) re-seeded at the start of each
-//! training epoch, and a random generator per batch drawn from `(seed, epoch, batch)`.
-//! So epoch `k` sees the same order, dropout masks and sampled modes / noise whether the
-//! run went through epochs `1..k` in one process or resumed from a checkpoint of `k - 1`.
+//! training epoch, and a random generator per batch drawn from `(seed, epoch, slice,
+//! batch)`. So on one device epoch `k` sees the same order, dropout masks and sampled
+//! modes / noise whether the run went through epochs `1..k` in one process or resumed
+//! from a checkpoint of `k - 1`.
+//!
+//! With several devices burn-train cuts the loader into one slice per device. Every slice
+//! takes its share of the same per-epoch permutation of all molecules (so no device is
+//! stuck with one part of the data, e.g. the large scaffolds of a scaffold split), and
+//! every slice has `n / devices` molecules, so all devices run the same number of batches
+//! (a DDP all-reduce needs every device to take part); up to `devices - 1` molecules,
+//! different ones every epoch, sit out each epoch. Several devices on the CPU backend share
+//! its one random generator between threads, so such runs are not bit-reproducible.
 //!
 //! Written here rather than taken from burn's `DataLoaderBuilder` because burn's shuffle
 //! draws every epoch from one generator that a resumed run restarts from the seed (the
@@ -45,12 +54,30 @@ pub struct EpochPlan {
     /// Re-seed the device's generator at the start of each epoch (training: dropout).
     pub reseed_device: bool,
     /// Batches of epoch `e` are cut to `max_batches_total - (e - 1) * batches_per_epoch`
-    /// when set (step-budgeted runs, e.g. pretraining).
+    /// when set (step-budgeted runs, e.g. pretraining; counted per device).
     pub max_batches_total: Option<usize>,
+    /// Devices the loader will be sliced for (1: no slicing).
+    pub devices: usize,
 }
 
-/// A [`DataLoader`] over `items[start..end]` with the seeding of [`EpochPlan`]; the first
-/// call to `iter` is epoch `first_epoch`.
+impl EpochPlan {
+    /// Molecules of each device's slice out of `n`.
+    pub fn slice_len(&self, n: usize) -> usize {
+        if self.devices > 1 {
+            n / self.devices
+        } else {
+            n
+        }
+    }
+
+    /// Batches per epoch of each device (optimiser steps per epoch) for `n` molecules.
+    pub fn batches_per_epoch(&self, n: usize) -> usize {
+        self.slice_len(n).div_ceil(self.batch_size.max(1))
+    }
+}
+
+/// A [`DataLoader`] over positions `start..end` of each epoch's permutation of `items`,
+/// with the seeding of [`EpochPlan`]; the first call to `iter` is epoch `first_epoch`.
 pub struct EpochLoader<I, B: EpochBatcher<I>> {
     items: Arc<Vec<I>>,
     start: usize,
@@ -92,11 +119,6 @@ impl<I, B: EpochBatcher<I>> EpochLoader<I, B> {
         self
     }
 
-    /// Batches per epoch of this loader (before any step budget).
-    pub fn batches_per_epoch(&self) -> usize {
-        (self.end - self.start).div_ceil(self.plan.batch_size.max(1))
-    }
-
     fn derived(&self, start: usize, end: usize, device: Device) -> Self {
         Self {
             items: self.items.clone(),
@@ -112,7 +134,9 @@ impl<I, B: EpochBatcher<I>> EpochLoader<I, B> {
     }
 }
 
-/// The seed of one epoch (or one batch of it) of a run seeded with `seed`.
+/// The seed of one epoch (or one batch of it) of a run seeded with `seed`. A batch is
+/// numbered within its epoch across slices (`slice start * 1_000_003 + batch`; slice start
+/// 0 on one device).
 pub fn epoch_seed(seed: u64, epoch: usize, batch: Option<usize>) -> u64 {
     let mut s = seed.wrapping_mul(1_000_003).wrapping_add(epoch as u64);
     if let Some(b) = batch {
@@ -131,7 +155,8 @@ where
 {
     fn iter<'a>(&'a self) -> Box<dyn DataLoaderIterator<B::Batch> + 'a> {
         let epoch = self.next_epoch.fetch_add(1, Ordering::SeqCst);
-        let mut order: Vec<usize> = (self.start..self.end).collect();
+        // One permutation of all molecules per epoch; this slice takes its positions.
+        let mut order: Vec<usize> = (0..self.items.len()).collect();
         if self.plan.shuffle {
             order.shuffle(&mut StdRng::seed_from_u64(epoch_seed(
                 self.plan.seed,
@@ -139,13 +164,14 @@ where
                 None,
             )));
         }
+        let order = &order[self.start..self.end];
         if self.plan.reseed_device {
             self.device.seed(epoch_seed(self.plan.seed, epoch, None));
         }
         let size = self.plan.batch_size.max(1);
         let mut batches: Vec<Vec<usize>> = order.chunks(size).map(<[usize]>::to_vec).collect();
         if let Some(total) = self.plan.max_batches_total {
-            let done = (epoch - 1) * batches.len();
+            let done = (epoch - 1) * self.plan.batches_per_epoch(self.items.len());
             batches.truncate(total.saturating_sub(done));
         }
         let items_total = batches.iter().map(Vec::len).sum();
@@ -168,7 +194,13 @@ where
     }
 
     fn slice(&self, start: usize, end: usize) -> Arc<dyn DataLoader<B::Batch>> {
-        let (s, e) = (self.start + start, (self.start + end).min(self.end));
+        // Every slice as long as the others (burn gives the last one the remainder).
+        let len = self
+            .plan
+            .slice_len(self.items.len())
+            .min(end.saturating_sub(start));
+        let s = (self.start + start).min(self.end);
+        let e = (s + len).min(self.end);
         Arc::new(self.derived(s, e, self.device.clone()))
     }
 }
@@ -195,11 +227,13 @@ impl<I, B: EpochBatcher<I>> Iterator for EpochIter<'_, I, B> {
         if let Some(budget) = &self.loader.budget {
             budget.spend_one();
         }
-        let mut rng = StdRng::seed_from_u64(epoch_seed(
-            self.loader.plan.seed,
-            self.epoch,
-            Some(self.next),
-        ));
+        let batch = self
+            .loader
+            .start
+            .wrapping_mul(1_000_003)
+            .wrapping_add(self.next);
+        let mut rng =
+            StdRng::seed_from_u64(epoch_seed(self.loader.plan.seed, self.epoch, Some(batch)));
         self.next += 1;
         self.items_processed += indices.len();
         let items: Vec<&I> = indices.iter().map(|&i| &self.loader.items[i]).collect();
@@ -215,5 +249,95 @@ impl<I, B: EpochBatcher<I>> Iterator for EpochIter<'_, I, B> {
 impl<I, B: EpochBatcher<I>> DataLoaderIterator<B::Batch> for EpochIter<'_, I, B> {
     fn progress(&self) -> Progress {
         Progress::new(self.items_processed, self.items_total, None)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Batches of molecule indices (no tensors).
+    struct Indices;
+
+    impl EpochBatcher<usize> for Indices {
+        type Batch = Vec<usize>;
+        fn batch(
+            &self,
+            items: &[&usize],
+            _: &mut StdRng,
+            _: &Device,
+        ) -> Result<Vec<usize>, String> {
+            Ok(items.iter().map(|i| **i).collect())
+        }
+    }
+
+    fn loader(n: usize, devices: usize, max: Option<usize>) -> EpochLoader<usize, Indices> {
+        let plan = EpochPlan {
+            batch_size: 4,
+            seed: 7,
+            shuffle: true,
+            reseed_device: false,
+            max_batches_total: max,
+            devices,
+        };
+        EpochLoader::new(Arc::new((0..n).collect()), Indices, plan, 1, Device::flex())
+    }
+
+    fn epoch(l: &dyn DataLoader<Vec<usize>>) -> Vec<Vec<usize>> {
+        l.iter().map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn device_slices_share_one_permutation_and_have_equal_batches() {
+        // 17 molecules on 2 devices: burn slices 0..8 and 8..17; each gets 8 molecules
+        // (2 batches), one molecule sits out, a different one each epoch.
+        let parent = loader(17, 2, None);
+        let (a, b) = (parent.slice(0, 8), parent.slice(8, 17));
+        let mut out = Vec::new();
+        for _ in 0..3 {
+            let (ea, eb) = (epoch(a.as_ref()), epoch(b.as_ref()));
+            assert_eq!((ea.len(), eb.len()), (2, 2));
+            let mut seen: Vec<usize> = ea.iter().chain(&eb).flatten().copied().collect();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), 16);
+            out.push((0..17).find(|i| !seen.contains(i)).unwrap());
+        }
+        assert!(
+            out.iter().any(|&x| x != out[0]),
+            "the same molecule sat out: {out:?}"
+        );
+        // The whole loader (one device) sees every molecule, in the same permutation.
+        let one = loader(17, 1, None);
+        assert_eq!(epoch(&one).concat().len(), 17);
+    }
+
+    #[test]
+    fn a_step_budget_counts_steps_per_device_across_epochs() {
+        // 17 molecules, 2 devices, batch 4: 2 steps per epoch; a budget of 5 steps is two
+        // full epochs and one step of the third, on every device.
+        let parent = loader(17, 2, Some(5));
+        let slices = [parent.slice(0, 8), parent.slice(8, 17)];
+        for s in &slices {
+            let steps: Vec<usize> = (0..4).map(|_| epoch(s.as_ref()).len()).collect();
+            assert_eq!(steps, vec![2, 2, 1, 0]);
+        }
+        assert_eq!(parent.plan.batches_per_epoch(17), 2);
+    }
+
+    #[test]
+    fn resumed_loaders_repeat_the_epochs_of_a_straight_run() {
+        let straight = loader(30, 1, None);
+        let epochs: Vec<Vec<Vec<usize>>> = (0..4).map(|_| epoch(&straight)).collect();
+        let resumed = EpochLoader::new(
+            Arc::new((0..30).collect()),
+            Indices,
+            straight.plan,
+            3,
+            Device::flex(),
+        );
+        assert_eq!(epoch(&resumed), epochs[2]);
+        assert_eq!(epoch(&resumed), epochs[3]);
+        assert_ne!(epochs[0], epochs[1]);
     }
 }

@@ -131,13 +131,11 @@ impl TaskMetric {
         task_mean(self.kind, &self.outputs, &self.targets)
     }
 
-    fn entry(&self, last: bool) -> SerializedEntry {
-        let entry = if last {
-            NumericEntry::Final(self.current)
-        } else {
-            NumericEntry::Value(self.current)
-        };
-        SerializedEntry::new(format!("{:.4}", self.current), entry.serialize())
+    fn final_entry(&self) -> SerializedEntry {
+        SerializedEntry::new(
+            format!("{:.4}", self.current),
+            NumericEntry::Final(self.current).serialize(),
+        )
     }
 }
 
@@ -208,13 +206,14 @@ impl Metric for TaskMetric {
                 self.targets[j].push(row_t[j]);
             }
         }
-        self.current = self.value();
-        Ok(self.entry(false))
+        // The value exists for the whole epoch only (computing it per batch would sort
+        // the epoch so far every time); burn-train logs no placeholder line.
+        Ok(SerializedEntry::not_available(None))
     }
 
     fn compute(&mut self) -> Result<SerializedEntry, TensorReadError> {
         self.current = self.value();
-        Ok(self.entry(true))
+        Ok(self.final_entry())
     }
 
     fn clear(&mut self) {
@@ -226,11 +225,13 @@ impl Metric for TaskMetric {
 
 impl Numeric for TaskMetric {
     fn value(&self) -> Option<NumericEntry> {
-        Some(NumericEntry::Value(self.current))
+        self.current
+            .is_finite()
+            .then_some(NumericEntry::Value(self.current))
     }
 
     fn running_value(&self) -> Option<NumericEntry> {
-        Some(NumericEntry::Value(self.current))
+        Numeric::value(self)
     }
 
     fn final_value(&self) -> NumericEntry {

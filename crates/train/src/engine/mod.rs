@@ -60,7 +60,8 @@ use interrupt::BatchBudget;
 #[derive(Debug, Clone)]
 pub struct FitSettings {
     /// Run directory: burn-train writes `train/`, `valid/` (metric logs per epoch) and
-    /// `checkpoint/` there; [`fit`] adds `best_model.bpk` and `training_time.json`.
+    /// `checkpoint/` there; [`fit`] adds `engine.json` (what a resume must match) and
+    /// `training_time.json`.
     pub run_dir: PathBuf,
     /// Maximum epochs.
     pub epochs: usize,
@@ -111,23 +112,33 @@ impl FitSettings {
     }
 
     /// Optimiser steps per epoch on `n_train` molecules: one step takes one batch per
-    /// device.
+    /// device, and each device gets `n_train / devices` molecules ([`EpochLoader`]).
     pub fn steps_per_epoch(&self, n_train: usize) -> usize {
-        n_train
-            .div_ceil(self.devices.len())
-            .div_ceil(self.batch_size.max(1))
+        self.train_plan().batches_per_epoch(n_train)
+    }
+
+    fn train_plan(&self) -> EpochPlan {
+        EpochPlan {
+            batch_size: self.batch_size,
+            seed: self.seed,
+            shuffle: true,
+            reseed_device: true,
+            max_batches_total: self.max_steps,
+            devices: self.devices.len(),
+        }
     }
 }
 
-/// What [`fit`] leaves: the per-epoch history and the best epoch, whose weights are in
-/// `run_dir/best_model.bpk`.
+/// What [`fit`] leaves: the per-epoch history and the best epoch (its checkpoint is in
+/// `run_dir/checkpoint/`).
 #[derive(Debug, Clone)]
 pub struct FitOutcome {
     /// One record per finished epoch (all invocations of a resumed run).
     pub history: Vec<EpochRecord>,
-    /// Epoch of the best validation metric (its weights are in `best_model.bpk`).
+    /// Epoch of the best validation metric (its checkpoint is kept).
     pub best_epoch: usize,
-    /// Wall-clock seconds of training, resumed invocations added up.
+    /// Wall-clock seconds of training, resumed invocations added up (an invocation that
+    /// was killed does not count: its time is written when training returns).
     pub train_seconds: f64,
 }
 
@@ -139,15 +150,47 @@ struct TrainingTime {
 /// Epoch to resume after (`None`: a fresh run). A fresh run clears the logs and
 /// checkpoints of an earlier run in the same directory; a resumed one drops the logs of
 /// the epoch it was interrupted in.
-fn prepare_run_dir(run_dir: &Path, resume: bool) -> Result<Option<usize>, TrainError> {
+fn prepare_run_dir(
+    run_dir: &Path,
+    resume: bool,
+    identity: &RunIdentity,
+    progress: Progress,
+) -> Result<Option<usize>, TrainError> {
     let checkpoints = run_dir.join("checkpoint");
+    let identity_path = run_dir.join("engine.json");
     let resume_after = if resume {
-        Some(
-            last_complete_epoch(&checkpoints).ok_or_else(|| TrainError::Checkpoint {
-                path: checkpoints.clone(),
-                reason: "no complete checkpoint to resume from".into(),
-            })?,
-        )
+        match last_complete_epoch(&checkpoints) {
+            Some(epoch) => {
+                if let Ok(text) = std::fs::read_to_string(&identity_path) {
+                    let before: RunIdentity =
+                        serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
+                            path: identity_path.clone(),
+                            reason: e.to_string(),
+                        })?;
+                    if before != *identity {
+                        return Err(TrainError::Checkpoint {
+                            path: identity_path.clone(),
+                            reason: format!(
+                                "the run was started with {before:?} and is resumed with \
+                                 {identity:?}: resume with the same seed, batch size, devices \
+                                 and step budget"
+                            ),
+                        });
+                    }
+                }
+                Some(epoch)
+            }
+            None => {
+                // Killed before its first checkpoint: nothing to resume, start afresh.
+                if progress != Progress::Quiet {
+                    eprintln!(
+                        "{}: no complete checkpoint yet, training from epoch 1",
+                        checkpoints.display()
+                    );
+                }
+                None
+            }
+        }
     } else {
         None
     };
@@ -166,7 +209,7 @@ fn prepare_run_dir(run_dir: &Path, resume: bool) -> Result<Option<usize>, TrainE
             }
         }
     }
-    if !resume {
+    if resume_after.is_none() {
         for stale in ["checkpoint", "best_model.bpk", "training_time.json"] {
             let path = run_dir.join(stale);
             if path.is_dir() {
@@ -176,7 +219,38 @@ fn prepare_run_dir(run_dir: &Path, resume: bool) -> Result<Option<usize>, TrainE
             }
         }
     }
+    crate::checkpoint::write_json(&identity_path, identity)?;
     Ok(resume_after)
+}
+
+/// What a resumed run must share with the run it continues (`run_dir/engine.json`): the
+/// seeding, batching and step budget, so that its epochs are the ones the interrupted run
+/// would have trained.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct RunIdentity {
+    seed: u64,
+    batch_size: usize,
+    devices: usize,
+    max_steps: Option<usize>,
+}
+
+/// Deletes the checkpoint files of `dir` except those of the epochs in `keep` (burn-train's
+/// strategies forget the epochs they saw before a resume, so their files would stay).
+fn prune_checkpoints(dir: &Path, keep: &[usize]) -> Result<(), TrainError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let epoch = name
+            .strip_suffix(".bpk")
+            .and_then(|n| n.rsplit_once('-'))
+            .and_then(|(_, e)| e.parse::<usize>().ok());
+        if epoch.is_some_and(|e| !keep.contains(&e)) {
+            std::fs::remove_file(entry.path()).map_err(|e| TrainError::io(entry.path(), e))?;
+        }
+    }
+    Ok(())
 }
 
 /// The final value of metric `name` for `split` in `epoch` from burn-train's metric log
@@ -242,14 +316,16 @@ pub fn best_epoch(history: &[EpochRecord], higher_is_better: bool) -> usize {
     best.map_or(0, |(e, _)| e)
 }
 
-/// Trains `model` with burn-train's `Learner` and writes the best epoch's weights to
-/// `run_dir/best_model.bpk`. `model` is built on `settings.devices.main().autodiff()`;
-/// `make_plain` builds the same architecture on a plain device (to load the best
-/// checkpoint into).
+/// Trains `model` (built on `settings.devices.main().autodiff()`) with burn-train's
+/// `Learner`, and returns the learning curve and the best epoch, whose checkpoint is kept
+/// in `run_dir/checkpoint/` (with the last epoch's): [`keep_best`] turns it into
+/// `best_model.bpk`. A resumed run continues from its last complete checkpoint; one
+/// killed before its first checkpoint starts afresh.
 ///
 /// # Errors
 /// [`TrainError::Interrupted`] when `interrupt_after_batches` stopped the run (resume it
-/// with `resume`), [`TrainError::Checkpoint`] for a missing or unreadable checkpoint,
+/// with `resume`), [`TrainError::Checkpoint`] for an unreadable checkpoint or a resume
+/// with other seed, batch size, devices or step budget than the run it continues,
 /// [`TrainError::Invalid`] for an error burn-train reports (a batch that cannot be made
 /// names its molecule), I/O errors naming the file.
 #[allow(clippy::too_many_arguments)]
@@ -275,7 +351,13 @@ where
 {
     let run_dir = &settings.run_dir;
     std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
-    let resume_after = prepare_run_dir(run_dir, settings.resume)?;
+    let identity = RunIdentity {
+        seed: settings.seed,
+        batch_size: settings.batch_size,
+        devices: settings.devices.len(),
+        max_steps: settings.max_steps,
+    };
+    let resume_after = prepare_run_dir(run_dir, settings.resume, &identity, settings.progress)?;
     let (name, higher) = (
         settings.selection.name(),
         settings.selection.higher_is_better(),
@@ -298,17 +380,13 @@ where
             .interrupt_after_batches
             .map(|n| BatchBudget::new(n, interrupter.clone()));
         let first_epoch = done + 1;
-        let train_plan = EpochPlan {
-            batch_size: settings.batch_size,
-            seed: settings.seed,
-            shuffle: true,
-            reseed_device: true,
-            max_batches_total: settings.max_steps,
-        };
+        let train_plan = settings.train_plan();
+        // Validation runs on the main device only.
         let valid_plan = EpochPlan {
             shuffle: false,
             reseed_device: false,
             max_batches_total: None,
+            devices: 1,
             ..train_plan
         };
         let train_loader = EpochLoader::new(
@@ -389,6 +467,7 @@ where
     }
     let history = read_history(run_dir, name);
     let best = best_epoch(&history, higher);
+    prune_checkpoints(&run_dir.join("checkpoint"), &[best, history.len()])?;
     if best == 0 {
         return Err(TrainError::Invalid(format!(
             "{}: no epoch has a finite validation {name}",

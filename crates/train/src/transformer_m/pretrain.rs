@@ -111,9 +111,6 @@ pub fn pretrain_denoising(
         ));
     }
     let (train, valid) = examples.split_at(n_molecules - n_valid);
-    let batch_size = spec.batch_size.max(1);
-    let steps_per_epoch = train.len().div_ceil(devices.len()).div_ceil(batch_size);
-    let epochs = spec.steps.div_ceil(steps_per_epoch);
     let batcher = TmBatcher {
         limits: spec.model.limits,
         modes: ModeChoice::Fixed(Mode::ThreeD),
@@ -121,13 +118,13 @@ pub fn pretrain_denoising(
         std: Vec::new(),
         noise_std: Some(spec.noise_std),
     };
-    let settings = FitSettings {
+    let mut settings = FitSettings {
         run_dir: run_dir.to_path_buf(),
-        epochs,
+        epochs: 0,
         // Pretraining runs its whole step budget.
         patience: usize::MAX,
         selection: Selection::Loss,
-        batch_size,
+        batch_size: spec.batch_size.max(1),
         seed: spec.seed,
         resume: control.resume,
         devices,
@@ -135,6 +132,10 @@ pub fn pretrain_denoising(
         interrupt_after_batches: control.interrupt_after_batches,
         max_steps: Some(spec.steps),
     };
+    // The step budget cut into epochs (the last one partial).
+    settings.epochs = spec
+        .steps
+        .div_ceil(settings.steps_per_epoch(train.len()).max(1));
     let outcome = engine::fit(
         TmDenoiser { model },
         AdamConfig::new().init(),
@@ -157,8 +158,16 @@ pub fn pretrain_denoising(
         last,
         "pretrained_model.bpk",
     )?;
+    // burn-train logs one loss per batch; a step takes one batch per device.
+    let per_device = settings.devices.len().max(1);
     let losses: Vec<f64> = (1..=last)
-        .flat_map(|epoch| engine::logged_batches(run_dir, "train", epoch, "Loss"))
+        .flat_map(|epoch| {
+            let batches = engine::logged_batches(run_dir, "train", epoch, "Loss");
+            batches
+                .chunks(per_device)
+                .map(|step| step.iter().sum::<f64>() / step.len() as f64)
+                .collect::<Vec<_>>()
+        })
         .collect();
     let tenth = (losses.len() / 10).max(1);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;

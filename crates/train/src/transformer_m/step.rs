@@ -97,7 +97,8 @@ impl EpochBatcher<TmExample> for TmBatcher {
         };
         let batch = TransformerMBatch::from_data(&data, &modes, device);
         if let Some(std) = self.noise_std {
-            // Drawn from the device's generator, which the loader re-seeds every epoch.
+            // Drawn from the device's generator, which the loader re-seeds every epoch
+            // (reproducible on one device; several CPU workers share the generator).
             let [b, n] = batch.key_padding_mask.dims();
             let real = batch
                 .key_padding_mask
