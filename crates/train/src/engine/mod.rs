@@ -8,6 +8,7 @@
 //!   logs (so it survives a resume; burn's own strategy keeps its best epoch in memory).
 //! - [`metrics`]: epoch-level RMSE / MAE / ROC-AUC with missing labels masked per task.
 //! - [`schedule`]: Noam (MAT) and linear warm-up + decay (Transformer-M).
+//! - [`history`]: the learning curve read back from the metric logs.
 //! - [`progress`]: dashboard, plain epoch lines, or nothing.
 //! - [`devices`]: one device, several (burn-train's multi-device strategy), or DDP.
 //!
@@ -19,10 +20,12 @@
 pub mod checkpointer;
 pub mod devices;
 pub mod early_stopping;
+pub mod history;
 pub mod interrupt;
 pub mod loader;
 pub mod metrics;
 pub mod progress;
+mod run_dir;
 pub mod schedule;
 
 use std::path::{Path, PathBuf};
@@ -41,9 +44,9 @@ use burn::train::{
     InferenceStep, Interrupter, Learner, LearnerModel, RegressionOutput, SupervisedTraining,
     TrainStep,
 };
-use serde::{Deserialize, Serialize};
 
 pub use devices::{Devices, Strategy};
+pub use history::{best_epoch, logged_batches, logged_value, read_history};
 pub use loader::{EpochBatcher, EpochLoader, EpochPlan};
 pub use metrics::{MetricKind, Selection, TaskMetric};
 pub use progress::Progress;
@@ -54,6 +57,7 @@ use crate::report::EpochRecord;
 use checkpointer::{AtomicFileCheckpointer, last_complete_epoch};
 use early_stopping::Patience;
 use interrupt::BatchBudget;
+use run_dir::{RunIdentity, TrainingTime, prepare_run_dir, prune_checkpoints};
 
 /// How long and how to train (the run's own settings; the model, optimiser and data
 /// come as arguments of [`fit`]).
@@ -140,180 +144,6 @@ pub struct FitOutcome {
     /// Wall-clock seconds of training, resumed invocations added up (an invocation that
     /// was killed does not count: its time is written when training returns).
     pub train_seconds: f64,
-}
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-struct TrainingTime {
-    seconds: f64,
-}
-
-/// Epoch to resume after (`None`: a fresh run). A fresh run clears the logs and
-/// checkpoints of an earlier run in the same directory; a resumed one drops the logs of
-/// the epoch it was interrupted in.
-fn prepare_run_dir(
-    run_dir: &Path,
-    resume: bool,
-    identity: &RunIdentity,
-    progress: Progress,
-) -> Result<Option<usize>, TrainError> {
-    let checkpoints = run_dir.join("checkpoint");
-    let identity_path = run_dir.join("engine.json");
-    let resume_after = if resume {
-        match last_complete_epoch(&checkpoints) {
-            Some(epoch) => {
-                if let Ok(text) = std::fs::read_to_string(&identity_path) {
-                    let before: RunIdentity =
-                        serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
-                            path: identity_path.clone(),
-                            reason: e.to_string(),
-                        })?;
-                    if before != *identity {
-                        return Err(TrainError::Checkpoint {
-                            path: identity_path.clone(),
-                            reason: format!(
-                                "the run was started with {before:?} and is resumed with \
-                                 {identity:?}: resume with the same seed, batch size, devices \
-                                 and step budget"
-                            ),
-                        });
-                    }
-                }
-                Some(epoch)
-            }
-            None => {
-                // Killed before its first checkpoint: nothing to resume, start afresh.
-                if progress != Progress::Quiet {
-                    eprintln!(
-                        "{}: no complete checkpoint yet, training from epoch 1",
-                        checkpoints.display()
-                    );
-                }
-                None
-            }
-        }
-    } else {
-        None
-    };
-    let keep = resume_after.unwrap_or(0);
-    for split in ["train", "valid"] {
-        let dir = run_dir.join(split);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().to_string();
-            let epoch: Option<usize> = name.strip_prefix("epoch-").and_then(|e| e.parse().ok());
-            if epoch.is_some_and(|e| e > keep) {
-                std::fs::remove_dir_all(entry.path())
-                    .map_err(|e| TrainError::io(entry.path(), e))?;
-            }
-        }
-    }
-    if resume_after.is_none() {
-        for stale in ["checkpoint", "best_model.bpk", "training_time.json"] {
-            let path = run_dir.join(stale);
-            if path.is_dir() {
-                std::fs::remove_dir_all(&path).map_err(|e| TrainError::io(&path, e))?;
-            } else if path.exists() {
-                std::fs::remove_file(&path).map_err(|e| TrainError::io(&path, e))?;
-            }
-        }
-    }
-    crate::checkpoint::write_json(&identity_path, identity)?;
-    Ok(resume_after)
-}
-
-/// What a resumed run must share with the run it continues (`run_dir/engine.json`): the
-/// seeding, batching and step budget, so that its epochs are the ones the interrupted run
-/// would have trained.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct RunIdentity {
-    seed: u64,
-    batch_size: usize,
-    devices: usize,
-    max_steps: Option<usize>,
-}
-
-/// Deletes the checkpoint files of `dir` except those of the epochs in `keep` (burn-train's
-/// strategies forget the epochs they saw before a resume, so their files would stay).
-fn prune_checkpoints(dir: &Path, keep: &[usize]) -> Result<(), TrainError> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        let epoch = name
-            .strip_suffix(".bpk")
-            .and_then(|n| n.rsplit_once('-'))
-            .and_then(|(_, e)| e.parse::<usize>().ok());
-        if epoch.is_some_and(|e| !keep.contains(&e)) {
-            std::fs::remove_file(entry.path()).map_err(|e| TrainError::io(entry.path(), e))?;
-        }
-    }
-    Ok(())
-}
-
-/// The final value of metric `name` for `split` in `epoch` from burn-train's metric log
-/// (`<run>/<split>/epoch-<n>/<name>.log`, last line `value,final`).
-pub fn logged_value(run_dir: &Path, split: &str, epoch: usize, name: &str) -> Option<f64> {
-    let path = run_dir
-        .join(split)
-        .join(format!("epoch-{epoch}"))
-        .join(format!("{}.log", name.replace(' ', "_")));
-    let text = std::fs::read_to_string(path).ok()?;
-    let last = text.lines().rev().find(|l| !l.is_empty())?;
-    let (value, tag) = last.split_once(',')?;
-    (tag == "final").then(|| value.parse().ok()).flatten()
-}
-
-/// The per-batch values of metric `name` for `split` in `epoch` (burn-train's metric
-/// log, the lines before the final one), e.g. the loss of every optimiser step.
-pub fn logged_batches(run_dir: &Path, split: &str, epoch: usize, name: &str) -> Vec<f64> {
-    let path = run_dir
-        .join(split)
-        .join(format!("epoch-{epoch}"))
-        .join(format!("{}.log", name.replace(' ', "_")));
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter(|l| !l.ends_with(",final"))
-        .filter_map(|l| l.split(',').next()?.parse().ok())
-        .collect()
-}
-
-/// The learning curve of the run in `run_dir` from its metric logs: epochs 1, 2, ...
-/// while the validation value of `metric` (a logged name: `RMSE`, `ROC-AUC`, `MAE`,
-/// `Loss`) was logged.
-pub fn read_history(run_dir: &Path, metric: &str) -> Vec<EpochRecord> {
-    (1..)
-        .map_while(|epoch| {
-            let valid_metric = logged_value(run_dir, "valid", epoch, metric)?;
-            Some(EpochRecord {
-                epoch,
-                train_loss: logged_value(run_dir, "train", epoch, "Loss").unwrap_or(f64::NAN),
-                valid_loss: logged_value(run_dir, "valid", epoch, "Loss").unwrap_or(f64::NAN),
-                valid_metric,
-                learning_rate: logged_value(run_dir, "train", epoch, "Learning Rate")
-                    .unwrap_or(f64::NAN),
-            })
-        })
-        .collect()
-}
-
-/// The best epoch of `history` (the first of equal values), 0 when empty.
-pub fn best_epoch(history: &[EpochRecord], higher_is_better: bool) -> usize {
-    let mut best: Option<(usize, f64)> = None;
-    for h in history {
-        let better = match best {
-            None => !h.valid_metric.is_nan(),
-            Some((_, b)) if higher_is_better => h.valid_metric > b,
-            Some((_, b)) => h.valid_metric < b,
-        };
-        if better {
-            best = Some((h.epoch, h.valid_metric));
-        }
-    }
-    best.map_or(0, |(e, _)| e)
 }
 
 /// Trains `model` (built on `settings.devices.main().autodiff()`) with burn-train's
