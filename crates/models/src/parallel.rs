@@ -9,6 +9,16 @@
 use burn::prelude::*;
 use rayon::prelude::*;
 
+/// How many parts `forward_parallel` should split a batch into for inference on `device`:
+/// rayon's threads on the CPU backend (flex), 1 elsewhere (a GPU runs the batch at once).
+pub fn inference_parts(device: &Device) -> usize {
+    if *device == Device::flex() {
+        rayon::current_num_threads()
+    } else {
+        1
+    }
+}
+
 /// Runs `forward(start, end)` on `parts` contiguous groups of the `batch` molecules at once
 /// on rayon's threads and concatenates the `[end - start, k]` outputs in order into
 /// `[batch, k]`. `parts` is clamped to `1..=batch`; with 1, `forward(0, batch)` runs alone.

@@ -100,13 +100,7 @@ impl InferenceStep for MatLearner {
     type Output = RegressionOutput;
 
     fn step(&self, item: MatTrainBatch) -> RegressionOutput {
-        let device = item.batch.node_features.device();
-        // On the CPU, the batch split across rayon's threads (MatModel::forward_parallel).
-        let parts = if device == Device::flex() {
-            rayon::current_num_threads()
-        } else {
-            1
-        };
+        let parts = models::parallel::inference_parts(&item.batch.node_features.device());
         let pred = self.model.forward_parallel(&item.batch, parts);
         let loss = loss(item.task, pred.clone(), &item.targets);
         RegressionOutput::new(loss, pred, item.targets.raw)

@@ -21,11 +21,7 @@ pub fn predict_raw(
     device: &Device,
 ) -> Vec<Vec<f32>> {
     let mut out = Vec::with_capacity(features.len());
-    let parts = if *device == Device::flex() {
-        rayon::current_num_threads()
-    } else {
-        1
-    };
+    let parts = models::parallel::inference_parts(device);
     for chunk in features.chunks(batch_size.max(1)) {
         // pad_batch only fails on mixed d_atom, impossible within one featurizer.
         let data = pad_batch(chunk).expect("one featurizer, one d_atom");

@@ -19,6 +19,7 @@ use std::time::Instant;
 
 use burn::optim::AdamConfig;
 use burn::prelude::*;
+use models::MatModel;
 use models::mat::LoadParts;
 use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached};
 
@@ -79,7 +80,7 @@ pub fn train_run(
     );
     crate::print_cache_report(&report);
     let featurize_seconds = t0.elapsed().as_secs_f64();
-    let (features, report) = drop_unlabelled(&table, features, report);
+    let (mut features, report) = drop_unlabelled(&table, features, report);
     write_json(&run_dir.join("featurize_report.json"), &report)?;
     if report.n_skipped > 0 {
         eprintln!(
@@ -149,36 +150,41 @@ pub fn train_run(
     }
     write_json(&run_dir.join("run.json"), &spec)?;
 
-    let part = |rows: &[usize]| Part {
-        features: rows
-            .iter()
-            .map(|&r| features[r].as_ref().expect("kept rows are featurized"))
-            .collect(),
-        targets: rows.iter().map(|&r| table.targets[r].clone()).collect(),
-    };
-    let (train, valid, test) = (part(&train_rows), part(&valid_rows), part(&test_rows));
-
-    let examples = |rows: &[usize]| -> Arc<Vec<MatExample>> {
+    // The training and validation molecules move into the engine's examples (no copy);
+    // evaluation reads them from there.
+    let mut examples = |rows: &[usize]| -> Arc<Vec<MatExample>> {
         Arc::new(
             rows.iter()
                 .map(|&r| MatExample {
                     row: r,
-                    features: features[r].clone().expect("kept rows are featurized"),
+                    features: features[r].take().expect("kept rows are featurized"),
                     targets: table.targets[r].clone(),
                 })
                 .collect(),
         )
     };
-    let state = fit(
+    let (train_examples, valid_examples) = (examples(&train_rows), examples(&valid_rows));
+    let (train, valid) = (part_of(&train_examples), part_of(&valid_examples));
+    let test = Part {
+        features: test_rows
+            .iter()
+            .map(|&r| features[r].as_ref().expect("kept rows are featurized"))
+            .collect(),
+        targets: test_rows
+            .iter()
+            .map(|&r| table.targets[r].clone())
+            .collect(),
+    };
+
+    let (state, best) = fit(
         &spec,
         run_dir,
         control,
         device,
-        examples(&train_rows),
-        examples(&valid_rows),
+        train_examples.clone(),
+        valid_examples.clone(),
     )?;
 
-    let best = spec.load_best_model(run_dir, device)?;
     let evaluate = |p: &Part| part_metrics(&spec, &best, p, device);
     let (m_train, m_valid, m_test) = (evaluate(&train), evaluate(&valid), evaluate(&test));
     write_test_predictions(
@@ -228,6 +234,14 @@ pub fn train_run(
     Ok(summary)
 }
 
+/// The evaluation view of a split part's examples.
+fn part_of(examples: &[MatExample]) -> Part<'_> {
+    Part {
+        features: examples.iter().map(|e| &e.features).collect(),
+        targets: examples.iter().map(|e| e.targets.clone()).collect(),
+    }
+}
+
 /// Removes rows without a usable label from `features` and lists them in `report` (a
 /// row that also failed featurization keeps its featurization reason).
 fn drop_unlabelled(
@@ -268,7 +282,7 @@ fn fit(
     device: &Device,
     train: Arc<Vec<MatExample>>,
     valid: Arc<Vec<MatExample>>,
-) -> Result<engine::FitOutcome, TrainError> {
+) -> Result<(engine::FitOutcome, MatModel), TrainError> {
     let devices = control.devices_or(device);
     let ad = devices.main().clone().autodiff();
     ad.seed(spec.train.seed);
@@ -316,7 +330,7 @@ fn fit(
         batcher,
         &settings,
     )?;
-    engine::keep_best(
+    let best = engine::keep_best(
         MatLearner {
             model: spec.model.init(device),
         },
@@ -324,5 +338,5 @@ fn fit(
         run_dir,
         outcome.best_epoch,
     )?;
-    Ok(outcome)
+    Ok((outcome, best))
 }

@@ -89,8 +89,8 @@ impl EngineArgs {
         }
     }
 
-    /// The run control of a command without a conformer cache (Transformer-M on QM9's
-    /// own coordinates, pretraining).
+    /// The run control of these flags (no conformer cache: a command that embeds
+    /// conformers sets its own).
     ///
     /// # Errors
     /// As [`EngineArgs::devices`].

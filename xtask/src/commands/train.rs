@@ -278,11 +278,8 @@ fn train(args: TrainArgs) -> Result<()> {
     };
     let engine = &args.shared.engine;
     let control = RunControl {
-        resume: engine.resume,
-        progress: engine.progress(),
-        interrupt_after_batches: None,
         conformer_cache: conformer_cache_dir(args.shared.cache.clone(), args.mat.no_cache),
-        devices: Some(engine.devices()?),
+        ..engine.control()?
     };
     let summary = train_run(&spec, &args.shared.out, &control, &engine.main_device()?)?;
     println!("{}", serde_json::to_string_pretty(&summary)?);

@@ -1,18 +1,22 @@
 //! The learning curve of a run, read back from burn-train's metric logs
 //! (`<run>/<split>/epoch-<n>/<name>.log`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::report::EpochRecord;
+
+/// burn-train's log file of metric `name` (spaces become `_`) for `split` in `epoch`.
+fn log_path(run_dir: &Path, split: &str, epoch: usize, name: &str) -> PathBuf {
+    run_dir
+        .join(split)
+        .join(format!("epoch-{epoch}"))
+        .join(format!("{}.log", name.replace(' ', "_")))
+}
 
 /// The final value of metric `name` for `split` in `epoch` from burn-train's metric log
 /// (`<run>/<split>/epoch-<n>/<name>.log`, last line `value,final`).
 pub fn logged_value(run_dir: &Path, split: &str, epoch: usize, name: &str) -> Option<f64> {
-    let path = run_dir
-        .join(split)
-        .join(format!("epoch-{epoch}"))
-        .join(format!("{}.log", name.replace(' ', "_")));
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = std::fs::read_to_string(log_path(run_dir, split, epoch, name)).ok()?;
     let last = text.lines().rev().find(|l| !l.is_empty())?;
     let (value, tag) = last.split_once(',')?;
     (tag == "final").then(|| value.parse().ok()).flatten()
@@ -21,11 +25,7 @@ pub fn logged_value(run_dir: &Path, split: &str, epoch: usize, name: &str) -> Op
 /// The per-batch values of metric `name` for `split` in `epoch` (burn-train's metric
 /// log, the lines before the final one), e.g. the loss of every optimiser step.
 pub fn logged_batches(run_dir: &Path, split: &str, epoch: usize, name: &str) -> Vec<f64> {
-    let path = run_dir
-        .join(split)
-        .join(format!("epoch-{epoch}"))
-        .join(format!("{}.log", name.replace(' ', "_")));
-    std::fs::read_to_string(path)
+    std::fs::read_to_string(log_path(run_dir, split, epoch, name))
         .unwrap_or_default()
         .lines()
         .filter(|l| !l.ends_with(",final"))

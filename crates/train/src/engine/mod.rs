@@ -202,8 +202,9 @@ where
     let done = resume_after.unwrap_or(0);
     let stopped_early = done > 0
         && done - best_epoch(&history[..done.min(history.len())], higher) >= settings.patience;
-    let started = Instant::now();
+    let mut train_seconds = previous_seconds;
     if done < settings.epochs && !stopped_early {
+        let started = Instant::now();
         let main = settings.devices.main().clone();
         let interrupter = Interrupter::new();
         let budget = settings
@@ -284,8 +285,13 @@ where
             }
         }
         let result = training.launch(Learner::new(model, optim, scheduler));
-        let seconds = previous_seconds + started.elapsed().as_secs_f64();
-        write_json(&time_path, &TrainingTime { seconds })?;
+        train_seconds += started.elapsed().as_secs_f64();
+        write_json(
+            &time_path,
+            &TrainingTime {
+                seconds: train_seconds,
+            },
+        )?;
         if let Some(error) = result.error {
             return Err(TrainError::Invalid(format!("training failed: {error}")));
         }
@@ -304,10 +310,6 @@ where
             run_dir.display()
         )));
     }
-    let train_seconds = std::fs::read_to_string(&time_path)
-        .ok()
-        .and_then(|t| serde_json::from_str::<TrainingTime>(&t).ok())
-        .map_or(previous_seconds, |t| t.seconds);
     Ok(FitOutcome {
         history,
         best_epoch: best,

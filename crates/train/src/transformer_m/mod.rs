@@ -220,12 +220,7 @@ fn predict(
     device: &Device,
 ) -> Result<Vec<f32>, TrainError> {
     let mut out = Vec::with_capacity(part.len());
-    // On the CPU, each batch split across rayon's threads (TransformerM::forward_parallel).
-    let parts = if *device == Device::flex() {
-        rayon::current_num_threads()
-    } else {
-        1
-    };
+    let parts = models::parallel::inference_parts(device);
     for chunk in part.chunks(spec.train.batch_size.max(1)) {
         let data = pad_graphormer_batch(chunk, &spec.model.limits)
             .map_err(|e| TrainError::Invalid(e.to_string()))?;
@@ -376,10 +371,8 @@ pub fn train_transformer_m(
         test_mae_ev: units
             .starts_with("Hartree")
             .then_some(test_mae * HARTREE_EV),
-        valid_mae: mae(
-            &predict(&best_model, &spec, &valid_x, spec.eval_mode, device)?,
-            &valid_y,
-        ),
+        // The best epoch's validation MAE, as the engine measured it (target units).
+        valid_mae: outcome.history[outcome.best_epoch - 1].valid_metric,
         train_mae: mae(&train_pred, &train_y),
         test_mae_of_mean: mae(&mean_pred, &test_y),
         n_train: train_x.len(),

@@ -130,9 +130,9 @@ fn supervised(
     parallel: bool,
 ) -> (Tensor<1>, RegressionOutput) {
     let targets = item.targets.expect("supervised batches carry labels");
-    let device = item.batch.key_padding_mask.device();
-    let parts = if parallel && device == Device::flex() {
-        rayon::current_num_threads()
+    // Inference only: burn-autodiff serialises concurrent graphs.
+    let parts = if parallel {
+        models::parallel::inference_parts(&item.batch.key_padding_mask.device())
     } else {
         1
     };
