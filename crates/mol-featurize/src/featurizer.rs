@@ -56,8 +56,9 @@ impl Featurizer for MatFeaturizer {
 }
 
 /// Graphormer / Transformer-M inputs ([`graphormer::featurize`]) with conformer
-/// coordinates for the 3D channel; a molecule whose coordinates are only topological
-/// carries none (it runs in 2D).
+/// coordinates for the 3D channel. Only a 3D conformer (ETKDG, or the file's own) feeds
+/// that channel: a molecule whose coordinates are a flat 2D layout or topological
+/// carries none and runs in 2D, whatever mode was asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GraphormerFeaturizer {
     /// Bonds of a path kept for the edge encoding (`multi_hop_max_dist`).
@@ -80,8 +81,10 @@ impl Featurizer for GraphormerFeaturizer {
         source: CoordinateMethod,
     ) -> Result<GraphormerFeatures, FeaturizeError> {
         let xyz = coordinates
-            .filter(|_| source != CoordinateMethod::Topological)
+            .filter(|_| matches!(source, CoordinateMethod::Embed3d | CoordinateMethod::File))
             .map(|c| c.iter().map(|p| p.map(|v| v as f32)).collect());
-        graphormer::featurize(mol, self.max_hops, xyz)
+        let mut features = graphormer::featurize(mol, self.max_hops, xyz)?;
+        features.coordinate_source = source;
+        Ok(features)
     }
 }

@@ -18,6 +18,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::conformer::CoordinateMethod;
 use crate::error::{BatchError, FeaturizeError};
 use crate::molecule::Molecule;
 pub use crate::shortest_paths::{ShortestPaths, UNREACHABLE};
@@ -51,6 +52,15 @@ pub struct GraphormerFeatures {
     pub path_bonds: Vec<u32>,
     /// Heavy-atom coordinates in Angstrom, `N` rows, when a conformer is known.
     pub coordinates: Option<Vec<[f32; 3]>>,
+    /// Where the molecule's coordinates came from (featurization reports count it; a
+    /// 2D layout or topological molecule carries no `coordinates`).
+    #[serde(default = "unknown_source")]
+    pub coordinate_source: CoordinateMethod,
+}
+
+/// `coordinate_source` of features deserialized from before the field existed.
+fn unknown_source() -> CoordinateMethod {
+    CoordinateMethod::File
 }
 
 impl GraphormerFeatures {
@@ -275,6 +285,11 @@ pub fn featurize(
         spd: paths.into_distances(),
         max_hops,
         path_bonds,
+        coordinate_source: if coordinates.is_some() {
+            CoordinateMethod::File
+        } else {
+            CoordinateMethod::Topological
+        },
         coordinates,
     })
 }

@@ -1,28 +1,25 @@
-//! Evaluation of a MAT run on a split part: metrics in the original units and the test
-//! predictions file.
+//! Evaluation of a run on a molecule table, for any model family: metrics of a split
+//! part in the targets' units and the test predictions file.
 
 use std::path::Path;
-
-use burn::prelude::*;
-use models::MatModel;
-use mol_featurize::MatFeatures;
 
 use crate::data::MoleculeTable;
 use crate::engine::MetricKind;
 use crate::engine::metrics::{per_task, task_mean};
 use crate::error::TrainError;
-use crate::predict::predict_raw;
 use crate::report::{PartMetrics, TaskMetrics};
-use crate::run_spec::{RunSpec, Task};
+use crate::run_spec::{Labels, Task};
 
-/// The featurized molecules of one split part and their (standardised) targets.
-pub(crate) struct Part<'a> {
-    pub(crate) features: Vec<&'a MatFeatures>,
+/// The featurized molecules of one split part and their labels (target units).
+pub(crate) struct Part<'a, F> {
+    pub(crate) features: Vec<&'a F>,
     pub(crate) targets: Vec<Vec<f32>>,
 }
 
-pub(crate) fn spec_metrics(spec: &RunSpec, raw: &[Vec<f32>], targets: &[Vec<f32>]) -> PartMetrics {
-    let k = spec.target_columns.len();
+/// Metrics of raw model outputs `raw[molecule][task]` against `targets` (target units,
+/// NaN = missing): RMSE and MAE per task and averaged (regression), or ROC-AUC.
+pub(crate) fn part_metrics(labels: &Labels, raw: &[Vec<f32>], targets: &[Vec<f32>]) -> PartMetrics {
+    let k = labels.columns.len();
     let mut m = PartMetrics {
         n: raw.len(),
         ..Default::default()
@@ -31,28 +28,28 @@ pub(crate) fn spec_metrics(spec: &RunSpec, raw: &[Vec<f32>], targets: &[Vec<f32>
         return m;
     }
     let column = |rows: &[Vec<f32>], j: usize| rows.iter().map(|r| r[j]).collect::<Vec<f32>>();
-    let outputs: Vec<Vec<f32>> = match spec.task {
+    let outputs: Vec<Vec<f32>> = match labels.task {
         Task::Regression => {
-            let preds: Vec<Vec<f32>> = raw.iter().map(|r| spec.unscale(r)).collect();
+            let preds: Vec<Vec<f32>> = raw.iter().map(|r| labels.unscale(r)).collect();
             (0..k).map(|j| column(&preds, j)).collect()
         }
         Task::Classification => (0..k).map(|j| column(raw, j)).collect(),
     };
-    let labels: Vec<Vec<f32>> = (0..k).map(|j| column(targets, j)).collect();
-    let kinds: &[MetricKind] = match spec.task {
+    let truth: Vec<Vec<f32>> = (0..k).map(|j| column(targets, j)).collect();
+    let kinds: &[MetricKind] = match labels.task {
         Task::Regression => &[MetricKind::Rmse, MetricKind::Mae],
         Task::Classification => &[MetricKind::RocAuc],
     };
     m.per_task = (0..k)
         .map(|j| TaskMetrics {
-            target: spec.target_columns[j].clone(),
-            n: labels[j].iter().filter(|v| v.is_finite()).count(),
+            target: labels.columns[j].clone(),
+            n: truth[j].iter().filter(|v| v.is_finite()).count(),
             ..Default::default()
         })
         .collect();
     for &kind in kinds {
-        let per = per_task(kind, &outputs, &labels);
-        let mean = task_mean(kind, &outputs, &labels);
+        let per = per_task(kind, &outputs, &truth);
+        let mean = task_mean(kind, &outputs, &truth);
         let mean = (!mean.is_nan()).then_some(mean);
         for (t, v) in m.per_task.iter_mut().zip(per) {
             match kind {
@@ -70,46 +67,30 @@ pub(crate) fn spec_metrics(spec: &RunSpec, raw: &[Vec<f32>], targets: &[Vec<f32>
     m
 }
 
-pub(crate) fn part_metrics(
-    spec: &RunSpec,
-    model: &MatModel,
-    part: &Part,
-    device: &Device,
-) -> PartMetrics {
-    let raw = predict_raw(model, &part.features, spec.train.batch_size, device);
-    spec_metrics(spec, &raw, &part.targets)
-}
-
+/// Writes `test_predictions.csv`: row, SMILES, then per target its label and prediction
+/// (target units, or the positive-class probability).
 pub(crate) fn write_test_predictions(
     path: &Path,
-    spec: &RunSpec,
-    model: &MatModel,
-    test: &Part,
+    labels: &Labels,
+    raw: &[Vec<f32>],
     rows: &[usize],
+    targets: &[Vec<f32>],
     table: &MoleculeTable,
-    device: &Device,
 ) -> Result<(), TrainError> {
-    let raw = predict_raw(model, &test.features, spec.train.batch_size, device);
-    let mut w = csv::Writer::from_path(path).map_err(|e| TrainError::Csv {
+    let csv_error = |e: csv::Error| TrainError::Csv {
         path: path.into(),
         reason: e.to_string(),
-    })?;
+    };
+    let mut w = csv::Writer::from_path(path).map_err(csv_error)?;
     let mut header = vec!["row".to_string(), "smiles".to_string()];
-    for c in &spec.target_columns {
+    for c in &labels.columns {
         header.push(c.clone());
         header.push(format!("{c}_pred"));
     }
-    w.write_record(&header).map_err(|e| TrainError::Csv {
-        path: path.into(),
-        reason: e.to_string(),
-    })?;
-    for ((r, row), target) in raw.iter().zip(rows).zip(&test.targets) {
-        let pred = match spec.task {
-            Task::Regression => spec.unscale(r),
-            Task::Classification => r.iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect(),
-        };
+    w.write_record(&header).map_err(csv_error)?;
+    for ((r, row), target) in raw.iter().zip(rows).zip(targets) {
         let mut rec = vec![row.to_string(), table.smiles[*row].clone()];
-        for (t, p) in target.iter().zip(&pred) {
+        for (t, p) in target.iter().zip(labels.output(r)) {
             rec.push(if t.is_finite() {
                 t.to_string()
             } else {
@@ -117,10 +98,7 @@ pub(crate) fn write_test_predictions(
             });
             rec.push(p.to_string());
         }
-        w.write_record(&rec).map_err(|e| TrainError::Csv {
-            path: path.into(),
-            reason: e.to_string(),
-        })?;
+        w.write_record(&rec).map_err(csv_error)?;
     }
     w.flush().map_err(|e| TrainError::io(path, e))
 }

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use burn::prelude::*;
 use models::MatBatch;
 use models::transformer_m::TransformerMBatch;
-use mol_featurize::conformer::{ConformerOptions, coordinates};
+use mol_featurize::conformer::{CoordinateMethod, coordinates};
 use mol_featurize::depict::{atom_weight_svg, element_symbol};
 use mol_featurize::graphormer::featurize as graphormer_features;
 use mol_featurize::{Molecule, pad_batch, pad_graphormer_batch};
@@ -208,12 +208,15 @@ fn explain_transformer_m(
     };
     let model = inference.load_best_model(run_dir, &device)?;
     let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
-    // The 3D channel gets a conformer made as for MAT (RDKit's recipe, fallbacks).
-    let xyz = coordinates(&mol, &ConformerOptions::default()).map(|(xyz, _)| {
-        xyz.iter()
-            .map(|p| [p[0] as f32, p[1] as f32, p[2] as f32])
-            .collect::<Vec<_>>()
-    });
+    // The 3D channel gets a conformer made as in training (RDKit's recipe); a molecule
+    // left with a 2D layout runs in 2D, as in training.
+    let xyz = coordinates(&mol, &spec.featurizer().conformer)
+        .filter(|(_, method)| *method == CoordinateMethod::Embed3d)
+        .map(|(xyz, _)| {
+            xyz.iter()
+                .map(|p| [p[0] as f32, p[1] as f32, p[2] as f32])
+                .collect::<Vec<_>>()
+        });
     let features = graphormer_features(&mol, spec.model.limits.max_hops, xyz).map_err(invalid)?;
     let data = pad_graphormer_batch(&[&features], &spec.model.limits).map_err(invalid)?;
     let batch = TransformerMBatch::from_data(&data, &[spec.eval_mode], &device);
@@ -232,7 +235,7 @@ fn explain_transformer_m(
         smiles: smiles.to_string(),
         model: "transformer-m".into(),
         tokens: token_labels("graph", &mol),
-        prediction: raw * spec.target_std + spec.target_mean,
+        prediction: spec.labels().output(&[raw])[0],
         attention: split_heads(attention.into_iter().map(|a| a.inner()).collect())?,
         contribution: per_token[1..].to_vec(),
     })

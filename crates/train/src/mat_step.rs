@@ -8,6 +8,7 @@ use mol_featurize::{MatFeatures, pad_batch};
 use rand::rngs::StdRng;
 
 use crate::engine::EpochBatcher;
+use crate::example::Example;
 use crate::masked_loss::MaskedTargets;
 use crate::run_spec::Task;
 
@@ -20,15 +21,7 @@ pub struct MatLearner {
 }
 
 /// One featurized molecule and its labels (target units, NaN = missing).
-#[derive(Debug, Clone)]
-pub struct MatExample {
-    /// Dataset row (for error messages).
-    pub row: usize,
-    /// Features.
-    pub features: MatFeatures,
-    /// One label per task.
-    pub targets: Vec<f32>,
-}
+pub type MatExample = Example<MatFeatures>;
 
 /// A padded batch with its labels.
 #[derive(Debug, Clone)]
@@ -77,10 +70,7 @@ impl EpochBatcher<MatExample> for MatBatcher {
 }
 
 fn loss(task: Task, pred: Tensor<2>, targets: &MaskedTargets) -> Tensor<1> {
-    match task {
-        Task::Regression => targets.mse(pred),
-        Task::Classification => targets.bce_with_logits(pred),
-    }
+    targets.loss(task.mat_loss(), pred)
 }
 
 impl TrainStep for MatLearner {

@@ -1,14 +1,18 @@
-//! Batched inference with a MAT model and prediction from a trained run directory.
+//! Batched inference with a MAT model and prediction from a trained run directory (MAT
+//! or Transformer-M).
 
 use std::path::Path;
 
 use burn::prelude::*;
 use models::{MatBatch, MatModel};
+use mol_featurize::graphormer::GraphormerFeatures;
 use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached, pad_batch};
 use serde::Serialize;
 
 use crate::error::TrainError;
-use crate::run_spec::{RunSpec, Task};
+use crate::run_kind::{RunKind, run_kind};
+use crate::run_spec::RunSpec;
+use crate::transformer_m::TmRunSpec;
 
 /// Runs `model` (evaluation mode) over `features` in batches of `batch_size`.
 /// Returns raw outputs `[n][num_targets]` (logits for classification; scaled values for
@@ -47,29 +51,69 @@ pub struct Prediction {
     pub error: Option<String>,
 }
 
-/// Loads the best model of a run directory written by [`crate::trainer::train_run`]
-/// and predicts every SMILES (featurized exactly as in training).
-///
-/// # Errors
-/// [`TrainError::Checkpoint`] if the run directory lacks `run.json` or
-/// `best_model.bpk`.
+/// What [`predict_smiles`] returns.
+#[derive(Debug, Clone)]
+pub struct PredictOutput {
+    /// One prediction per input SMILES, in order.
+    pub predictions: Vec<Prediction>,
+    /// Featurization report of the inputs.
+    pub report: FeaturizeReport,
+    /// The run's target columns (one value per column in each prediction).
+    pub target_columns: Vec<String>,
+    /// The run's model family.
+    pub kind: RunKind,
+}
+
+/// Loads the best model of a run directory written by `train` (MAT, or Transformer-M on
+/// a table or QM9) and predicts every SMILES, featurized exactly as in training (a QM9
+/// Transformer-M run, trained on DFT geometries, gets ETKDG + UFF conformers for new
+/// molecules).
 ///
 /// `conformer_cache`: folder of the conformer cache ([`mol_featurize::cache`]), or `None`
 /// to embed every molecule.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] if the run directory lacks `run.json` or
+/// `best_model.bpk`, or they do not fit each other.
 pub fn predict_smiles(
     run_dir: &Path,
     smiles: &[String],
     device: &Device,
     conformer_cache: Option<&Path>,
-) -> Result<(Vec<Prediction>, FeaturizeReport, RunSpec), TrainError> {
-    let spec = RunSpec::load(run_dir)?;
-    let model = spec.load_best_model(run_dir, device)?;
+) -> Result<PredictOutput, TrainError> {
     let cache = crate::open_conformer_cache(conformer_cache);
-    let (features, report) =
-        featurize_all_cached(smiles, &spec.featurizer, smiles.len() > 200, cache.as_ref());
+    let progress = smiles.len() > 200;
+    let kind = run_kind(run_dir)?;
+    let (present, raw, report, labels) = match kind {
+        RunKind::Mat => {
+            let spec = RunSpec::load(run_dir)?;
+            let model = spec.load_best_model(run_dir, device)?;
+            let (features, report) =
+                featurize_all_cached(smiles, &spec.featurizer, progress, cache.as_ref());
+            let ok: Vec<&MatFeatures> = features.iter().flatten().collect();
+            let raw = predict_raw(&model, &ok, spec.train.batch_size, device);
+            let present = features.iter().map(Option::is_some).collect::<Vec<_>>();
+            (present, raw, report, spec.labels())
+        }
+        RunKind::TransformerM => {
+            let spec = TmRunSpec::load(run_dir)?;
+            let model = spec.load_best_model(run_dir, device)?;
+            let (features, report) =
+                featurize_all_cached(smiles, &spec.featurizer(), progress, cache.as_ref());
+            let ok: Vec<&GraphormerFeatures> = features.iter().flatten().collect();
+            let raw = crate::transformer_m::predict_raw(
+                &model,
+                &ok,
+                &spec.model.limits,
+                spec.eval_mode,
+                spec.train.batch_size,
+                device,
+            )?;
+            let present = features.iter().map(Option::is_some).collect::<Vec<_>>();
+            (present, raw, report, spec.labels())
+        }
+    };
     crate::print_cache_report(&report);
-    let ok: Vec<&MatFeatures> = features.iter().flatten().collect();
-    let raw = predict_raw(&model, &ok, spec.train.batch_size, device);
     let mut raw = raw.into_iter();
     let mut skipped = report.skipped.iter().peekable();
     let predictions = smiles
@@ -82,17 +126,18 @@ pub fn predict_smiles(
                 values: None,
                 error: None,
             };
-            if features[row].is_some() {
-                let r = raw.next().unwrap_or_default();
-                p.values = Some(match spec.task {
-                    Task::Regression => spec.unscale(&r),
-                    Task::Classification => r.iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect(),
-                });
+            if present[row] {
+                p.values = Some(labels.output(&raw.next().unwrap_or_default()));
             } else if let Some(s) = skipped.next_if(|s| s.row == row) {
                 p.error = Some(s.reason.clone());
             }
             p
         })
         .collect();
-    Ok((predictions, report, spec))
+    Ok(PredictOutput {
+        predictions,
+        report,
+        target_columns: labels.columns,
+        kind,
+    })
 }

@@ -9,6 +9,7 @@ use mol_featurize::MatFeaturizer;
 use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
+use crate::masked_loss::LossKind;
 use crate::run_kind::RunKind;
 
 /// Kind of prediction task.
@@ -22,6 +23,14 @@ pub enum Task {
 }
 
 impl Task {
+    /// MAT's loss for this task: MSE on standardised targets, or BCE with logits.
+    pub fn mat_loss(self) -> LossKind {
+        match self {
+            Task::Regression => LossKind::Mse,
+            Task::Classification => LossKind::BceWithLogits,
+        }
+    }
+
     /// The task a table's labels suggest: classification when every finite label is 0
     /// or 1, regression otherwise (what chemprop users expect when no task is given).
     pub fn from_labels(targets: &[Vec<f32>]) -> Task {
@@ -167,12 +176,53 @@ impl RunSpec {
 
     /// Model outputs back to target units (identity for classification).
     pub fn unscale(&self, raw: &[f32]) -> Vec<f32> {
+        self.labels().unscale(raw)
+    }
+
+    /// The run's labels: task, target columns and their training scaling.
+    pub fn labels(&self) -> Labels {
+        Labels {
+            task: self.task,
+            columns: self.target_columns.clone(),
+            mean: self.target_mean.clone(),
+            std: self.target_std.clone(),
+        }
+    }
+}
+
+/// The labels of a run on a molecule table: task, target columns and, for regression,
+/// each column's training mean and standard deviation (the models see standardised
+/// targets).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Labels {
+    /// Regression or classification.
+    pub task: Task,
+    /// Target column names.
+    pub columns: Vec<String>,
+    /// Training mean per column (empty for classification).
+    pub mean: Vec<f32>,
+    /// Training standard deviation per column (empty for classification).
+    pub std: Vec<f32>,
+}
+
+impl Labels {
+    /// Model outputs back to target units (identity where no scaling is known).
+    pub fn unscale(&self, raw: &[f32]) -> Vec<f32> {
         raw.iter()
             .enumerate()
             .map(|(k, v)| {
-                v * self.target_std.get(k).copied().unwrap_or(1.0)
-                    + self.target_mean.get(k).copied().unwrap_or(0.0)
+                v * self.std.get(k).copied().unwrap_or(1.0)
+                    + self.mean.get(k).copied().unwrap_or(0.0)
             })
             .collect()
+    }
+
+    /// What a user is given for raw model outputs: values in target units
+    /// (regression) or the probability of the positive class (classification).
+    pub fn output(&self, raw: &[f32]) -> Vec<f32> {
+        match self.task {
+            Task::Regression => self.unscale(raw),
+            Task::Classification => raw.iter().map(|x| 1.0 / (1.0 + (-x).exp())).collect(),
+        }
     }
 }

@@ -8,8 +8,8 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
+use mol_featurize::Molecule;
 use mol_featurize::scaffold::bemis_murcko_scaffold;
-use mol_featurize::{MatFeatures, Molecule};
 
 use crate::data::MoleculeTable;
 use crate::error::TrainError;
@@ -108,15 +108,15 @@ pub fn scaffold_split(rows: &[usize], scaffolds: &[String], fractions: (f64, f64
     split
 }
 
-/// The rows of each part for `split` (MAT runs; a scaffold split groups the rows that
+/// The rows of each part for `split` (runs on a molecule table; a scaffold split groups the rows that
 /// featurized by their Bemis-Murcko scaffold, a molecule without one by its SMILES).
 ///
 /// # Errors
 /// An unreadable or inconsistent split file.
-pub(crate) fn split_rows(
+pub(crate) fn split_rows<F>(
     split: &SplitSpec,
     table: &MoleculeTable,
-    features: &[Option<MatFeatures>],
+    features: &[Option<F>],
 ) -> Result<Split, TrainError> {
     let all: Vec<usize> = (0..table.len()).collect();
     Ok(match split {

@@ -109,12 +109,13 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         ("not a molecule", "C1CC"),
     ];
     let smiles: Vec<String> = named.iter().map(|(_, s)| s.to_string()).collect();
-    let (predictions, _, _) = predict_smiles(
+    let predictions = predict_smiles(
         out,
         &smiles,
         &Device::flex(),
         conformer_cache_dir(None, false).as_deref(),
-    )?;
+    )?
+    .predictions;
     println!("predicted hydration free energy ({unit}):");
     for ((name, _), p) in named.iter().zip(&predictions) {
         match (&p.values, &p.error) {

@@ -1,5 +1,5 @@
-//! `cargo xtask export`: writes an ONNX file from a trained MAT run or from MSA column
-//! global attention parameters, then (1) validates it with the ONNX checker, (2) runs it
+//! `cargo xtask export`: writes an ONNX file from a trained MAT or Transformer-M run (on
+//! a CSV or QM9) or from MSA column global attention parameters, then (1) validates it with the ONNX checker, (2) runs it
 //! in ONNX Runtime and tract on held-out inputs of two different sizes, (3) compares with
 //! the Burn model and fails above 1e-4.
 
@@ -153,38 +153,31 @@ mod onnx {
         Ok((export::mat_to_onnx(&model, &metadata), "prediction", cases))
     }
 
-    /// A Transformer-M run's best model; inputs: QM9 molecules right after the run's subset
-    /// (never trained on), in the run's evaluation mode, as batches of 8 and 3.
+    /// A Transformer-M run's best model; inputs: held-out molecules in the run's
+    /// evaluation mode, as batches of 8 and 3 (a QM9 run: the QM9 molecules right after
+    /// its subset, never trained on, with their DFT geometries; a table run: molecules of
+    /// its test predictions, featurized as in training).
     fn transformer_m_from_run(run: &Path, device: &Device) -> Result<Export> {
         use models::transformer_m::TransformerMBatch;
-        use train::transformer_m::{Qm9Subset, TmRunSpec};
+        use train::transformer_m::{TmData, TmRunSpec};
         let spec = TmRunSpec::load(run)?;
         let model = spec.load_best_model(run, device)?;
-        let qm9 = train::qm9::Qm9::load(&spec.data.dataset)?;
-        let Some(limit) = spec.data.limit else {
-            bail!(
-                "{}: the run used all of QM9 (no --limit), so no molecule is held out to verify on",
-                run.display()
-            );
+        let feats = match &spec.data {
+            TmData::Qm9(subset) => held_out_qm9(run, subset, spec.model.limits.max_hops)?,
+            TmData::Table(_) => {
+                let held_out = run.join("test_predictions.csv");
+                let smiles = train::data::read_smiles_csv(&held_out, "smiles")
+                    .with_context(|| format!("held-out molecules from {}", held_out.display()))?;
+                let (features, _) =
+                    featurize_all(&smiles[..smiles.len().min(20)], &spec.featurizer(), false);
+                features.into_iter().flatten().take(11).collect()
+            }
         };
-        let held_out = Qm9Subset {
-            offset: spec.data.offset + limit,
-            limit: Some(11),
-            ..spec.data.clone()
-        };
-        let mut feats = Vec::new();
-        for r in held_out.rows(qm9.len()) {
-            let mol = mol_featurize::Molecule::from_smiles(&qm9.index.smiles[r])?;
-            feats.push(mol_featurize::graphormer::featurize(
-                &mol,
-                spec.model.limits.max_hops,
-                Some(qm9.coordinates_of(r).to_vec()),
-            )?);
-        }
         if feats.len() < 11 {
             bail!(
-                "{}: no held-out QM9 molecules after the run's subset",
-                run.display()
+                "{}: {} featurizable held-out molecules, 11 needed",
+                run.display(),
+                feats.len()
             );
         }
         let mut cases = Vec::new();
@@ -208,21 +201,26 @@ mod onnx {
                 "molattn.featurizer_version".to_string(),
                 format!("mol-featurize {} (graphormer)", mol_featurize::VERSION),
             ),
+            ("molattn.task".into(), serde_json::to_string(&spec.task)?),
             (
                 "molattn.targets".into(),
-                serde_json::to_string(&[&spec.target])?,
+                serde_json::to_string(&spec.targets)?,
             ),
             (
                 "molattn.eval_mode".into(),
                 serde_json::to_string(&spec.eval_mode)?,
             ),
             (
+                "molattn.conformer".into(),
+                serde_json::to_string(&spec.featurizer().conformer)?,
+            ),
+            (
                 "molattn.target_mean".into(),
-                serde_json::to_string(&[spec.target_mean])?,
+                serde_json::to_string(&spec.target_mean)?,
             ),
             (
                 "molattn.target_std".into(),
-                serde_json::to_string(&[spec.target_std])?,
+                serde_json::to_string(&spec.target_std)?,
             ),
         ]);
         Ok((
@@ -230,6 +228,36 @@ mod onnx {
             "prediction",
             cases,
         ))
+    }
+
+    /// The 11 QM9 molecules right after a run's subset, with their DFT geometries.
+    fn held_out_qm9(
+        run: &Path,
+        subset: &train::transformer_m::Qm9Subset,
+        max_hops: usize,
+    ) -> Result<Vec<mol_featurize::GraphormerFeatures>> {
+        let qm9 = train::qm9::Qm9::load(&subset.dataset)?;
+        let Some(limit) = subset.limit else {
+            bail!(
+                "{}: the run used all of QM9 (no --limit), so no molecule is held out to verify on",
+                run.display()
+            );
+        };
+        let held_out = train::transformer_m::Qm9Subset {
+            offset: subset.offset + limit,
+            limit: Some(11),
+            ..subset.clone()
+        };
+        let mut feats = Vec::new();
+        for r in held_out.rows(qm9.len()) {
+            let mol = mol_featurize::Molecule::from_smiles(&qm9.index.smiles[r])?;
+            feats.push(mol_featurize::graphormer::featurize(
+                &mol,
+                max_hops,
+                Some(qm9.coordinates_of(r).to_vec()),
+            )?);
+        }
+        Ok(feats)
     }
 
     /// The MSA block, with a synthetic ragged MSA of two sizes as inputs.
@@ -328,7 +356,8 @@ pub struct ExportArgs {
     /// Which model.
     #[arg(long, value_enum, default_value = "mat")]
     pub model: ExportModel,
-    /// MAT: run directory written by `train` (its test molecules are the held-out batch).
+    /// Run directory written by `train` (MAT or Transformer-M; its held-out molecules
+    /// are the verification inputs).
     #[arg(long)]
     pub run: Option<PathBuf>,
     /// MSA global attention: AlphaFold-named parameters (.safetensors).

@@ -1,5 +1,6 @@
-//! `cargo xtask featurize`: featurize a CSV for MAT and report skipped rows and coordinate
-//! sources; optionally write the features (JSON) or the padded batch (`.npz`).
+//! `cargo xtask featurize`: featurize a CSV for MAT or Transformer-M and report skipped
+//! rows and coordinate sources; optionally write the features (JSON) or the padded batch
+//! (`.npz`, the inputs of the exported model).
 
 #[cfg(feature = "onnx")]
 use std::path::Path;
@@ -10,16 +11,22 @@ use std::time::Instant;
 use anyhow::bail;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use mol_featurize::{MatFeaturizer, featurize_all_cached};
-use train::RunSpec;
+use models::transformer_m::Mode;
+use mol_featurize::{Featurizer, GraphormerFeaturizer, featurize_all_cached};
+use serde::Serialize;
+use train::transformer_m::TmRunSpec;
+use train::{RunKind, RunSpec};
 
 #[cfg(not(feature = "onnx"))]
 use super::common::missing_feature;
-use super::common::{CoordsArg, conformer_cache_dir, featurizer};
+use super::common::{CoordsArg, ModelArg, conformer_cache_dir, featurizer};
 
 /// Flags of `featurize`.
 #[derive(clap::Args)]
 pub struct FeaturizeArgs {
+    /// Model family whose inputs to make (taken from the run with --run).
+    #[arg(long, value_enum, default_value = "mat")]
+    pub model: ModelArg,
     /// CSV with a SMILES column.
     #[arg(long)]
     pub data: PathBuf,
@@ -36,7 +43,7 @@ pub struct FeaturizeArgs {
     /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
     #[arg(long, default_value = ",", value_parser = train::data::parse_delimiter)]
     pub delimiter: char,
-    /// Coordinates for the distance matrices.
+    /// Coordinates: MAT's distance matrices, Transformer-M's 3D channel.
     #[arg(long, value_enum, default_value = "embed3d")]
     pub coords: CoordsArg,
     /// Write the features here (see --format).
@@ -47,8 +54,9 @@ pub struct FeaturizeArgs {
     #[arg(long)]
     pub run: Option<PathBuf>,
     /// `json`: features and report; `npz`: one padded batch of every featurized
-    /// molecule (`node_features`, `key_padding_mask`, `adjacency`, `distances`, `row`),
-    /// the inputs of an exported MAT.
+    /// molecule with the input names of the exported model (MAT: `node_features`,
+    /// `key_padding_mask`, `adjacency`, `distances`; Transformer-M: docs/ONNX.md), plus
+    /// `row`.
     #[arg(long, value_enum, default_value = "json")]
     pub format: FeatureFormat,
     /// Featurize only shard K of N (0-based K: rows whose index modulo N is K), e.g. one
@@ -102,11 +110,7 @@ pub enum FeatureFormat {
 /// # Errors
 /// Unreadable CSV or run, unwritable output.
 pub fn run(args: FeaturizeArgs) -> Result<()> {
-    let featurizer = match args.run {
-        Some(run) => RunSpec::load(&run)?.featurizer,
-        None => featurizer(args.coords, 42, false),
-    };
-    let cache = conformer_cache_dir(args.cache, args.no_cache);
+    let cache = conformer_cache_dir(args.cache.clone(), args.no_cache);
     let smiles = train::data::read_smiles_delimited(
         &args.data,
         &args.smiles_column,
@@ -116,17 +120,63 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
     if let Some((k, n)) = args.shard {
         println!("shard {k}/{n}: {} rows", rows.len());
     }
-    featurize(&smiles, &rows, &featurizer, cache, args.out, args.format)
+    let kind = match &args.run {
+        Some(run) => train::run_kind(run)?,
+        None => match args.model {
+            ModelArg::Mat => RunKind::Mat,
+            ModelArg::TransformerM => RunKind::TransformerM,
+        },
+    };
+    let out = Output {
+        path: args.out,
+        format: args.format,
+        rows: &rows,
+    };
+    match kind {
+        RunKind::Mat => {
+            let featurizer = match &args.run {
+                Some(run) => RunSpec::load(run)?.featurizer,
+                None => featurizer(args.coords, 42, false),
+            };
+            let features = featurize(&smiles, &rows, &featurizer, cache)?;
+            out.write(&features, |ok| {
+                Ok(export_feeds::mat(
+                    &mol_featurize::pad_batch(ok).map_err(anyhow::Error::msg)?,
+                ))
+            })
+        }
+        RunKind::TransformerM => {
+            let (featurizer, limits, mode) = match &args.run {
+                Some(run) => {
+                    let spec = TmRunSpec::load(run)?;
+                    (spec.featurizer(), spec.model.limits, spec.eval_mode)
+                }
+                None => {
+                    let limits = mol_featurize::graphormer::EncodingLimits::default();
+                    let featurizer = GraphormerFeaturizer {
+                        max_hops: limits.max_hops,
+                        conformer: featurizer(args.coords, 42, false).conformer,
+                    };
+                    (featurizer, limits, Mode::Both)
+                }
+            };
+            let features = featurize(&smiles, &rows, &featurizer, cache)?;
+            out.write(&features, |ok| {
+                let data =
+                    mol_featurize::pad_graphormer_batch(ok, &limits).map_err(anyhow::Error::msg)?;
+                Ok(export_feeds::transformer_m(&data, mode))
+            })
+        }
+    }
 }
 
-fn featurize(
+/// Featurizes `smiles` (rows `rows` of the input) and prints the report.
+fn featurize<F: Featurizer>(
     smiles: &[String],
     rows: &[usize],
-    featurizer: &MatFeaturizer,
+    featurizer: &F,
     cache: Option<PathBuf>,
-    out: Option<PathBuf>,
-    format: FeatureFormat,
-) -> Result<()> {
+) -> Result<(Vec<Option<F::Features>>, mol_featurize::FeaturizeReport)> {
     let t0 = Instant::now();
     let cache = train::open_conformer_cache(cache.as_deref());
     let (features, mut report) = featurize_all_cached(smiles, featurizer, true, cache.as_ref());
@@ -149,67 +199,123 @@ fn featurize(
     for s in &report.skipped {
         println!("  skipped row {}: {}", s.row, s.reason);
     }
-    match (out, format) {
-        (None, _) => {}
-        (Some(out), FeatureFormat::Json) => {
-            let json = serde_json::json!({ "report": report, "rows": rows, "features": features });
-            std::fs::write(&out, serde_json::to_vec(&json)?)
-                .with_context(|| out.display().to_string())?;
-            println!("wrote {}", out.display());
+    Ok((features, report))
+}
+
+/// Where and how `featurize` writes its result.
+struct Output<'a> {
+    path: Option<PathBuf>,
+    format: FeatureFormat,
+    rows: &'a [usize],
+}
+
+impl Output<'_> {
+    /// Writes `features` as JSON, or as the padded batch that `feeds` makes of the
+    /// featurized molecules (`.npz`).
+    fn write<T: Serialize>(
+        &self,
+        (features, report): &(Vec<Option<T>>, mol_featurize::FeaturizeReport),
+        #[allow(unused_variables)] feeds: impl Fn(&[&T]) -> Result<export_feeds::Feeds>,
+    ) -> Result<()> {
+        let Some(out) = &self.path else {
+            return Ok(());
+        };
+        match self.format {
+            FeatureFormat::Json => {
+                let json = serde_json::json!({ "report": report, "rows": self.rows, "features": features });
+                std::fs::write(out, serde_json::to_vec(&json)?)
+                    .with_context(|| out.display().to_string())?;
+                println!("wrote {}", out.display());
+                Ok(())
+            }
+            #[cfg(feature = "onnx")]
+            FeatureFormat::Npz => {
+                let (rows, ok): (Vec<i64>, Vec<&T>) = features
+                    .iter()
+                    .zip(self.rows)
+                    .filter_map(|(f, &row)| f.as_ref().map(|f| (row as i64, f)))
+                    .unzip();
+                if ok.is_empty() {
+                    bail!(
+                        "no molecule could be featurized: nothing to write to {}",
+                        out.display()
+                    );
+                }
+                write_npz(out, &feeds(&ok)?, rows)
+            }
+            #[cfg(not(feature = "onnx"))]
+            FeatureFormat::Npz => Err(missing_feature("onnx", "--format npz")),
         }
-        #[cfg(feature = "onnx")]
-        (Some(out), FeatureFormat::Npz) => write_npz(&out, &features, rows)?,
-        #[cfg(not(feature = "onnx"))]
-        (Some(_), FeatureFormat::Npz) => return Err(missing_feature("onnx", "--format npz")),
     }
-    Ok(())
+}
+
+/// The exported models' input arrays of a padded batch (`export`'s feeds; empty without
+/// the `onnx` feature, where `--format npz` is refused before they are asked for).
+mod export_feeds {
+    use super::*;
+
+    #[cfg(feature = "onnx")]
+    pub type Feeds = Vec<export::Feed>;
+    /// Nothing: `--format npz` needs the `onnx` feature.
+    #[cfg(not(feature = "onnx"))]
+    pub struct Feeds;
+
+    /// MAT's inputs.
+    pub fn mat(data: &mol_featurize::MatBatchData) -> Feeds {
+        #[cfg(feature = "onnx")]
+        return export::mat_feeds(data);
+        #[cfg(not(feature = "onnx"))]
+        {
+            let _ = data;
+            Feeds
+        }
+    }
+
+    /// Transformer-M's inputs, every molecule in `mode`.
+    pub fn transformer_m(data: &mol_featurize::GraphormerBatchData, mode: Mode) -> Feeds {
+        #[cfg(feature = "onnx")]
+        return export::transformer_m::transformer_m_feeds(data, &vec![mode; data.batch_size]);
+        #[cfg(not(feature = "onnx"))]
+        {
+            let _ = (data, mode);
+            Feeds
+        }
+    }
 }
 
 #[cfg(feature = "onnx")]
-/// Writes every featurized molecule as one padded batch to a NumPy `.npz`: the inputs of
-/// an exported MAT plus `row` (input row of each molecule; skipped rows are absent).
-fn write_npz(
-    out: &Path,
-    features: &[Option<mol_featurize::MatFeatures>],
-    input_rows: &[usize],
-) -> Result<()> {
-    use ndarray::{Array1, Array2, Array3};
-    let (rows, ok): (Vec<i64>, Vec<&mol_featurize::MatFeatures>) = features
-        .iter()
-        .zip(input_rows)
-        .filter_map(|(f, &row)| f.as_ref().map(|f| (row as i64, f)))
-        .unzip();
-    if ok.is_empty() {
-        bail!(
-            "no molecule could be featurized: nothing to write to {}",
-            out.display()
-        );
-    }
-    let data = mol_featurize::pad_batch(&ok).map_err(anyhow::Error::msg)?;
-    let (b, n, d) = (data.batch_size, data.n_atoms, data.d_atom);
+/// Writes one padded batch's input arrays (float32, bool, int64) and `row` (input row of
+/// each molecule; skipped rows are absent) to a NumPy `.npz`.
+fn write_npz(out: &Path, feeds: &[export::Feed], rows: Vec<i64>) -> Result<()> {
+    use export::FeedData;
+    use ndarray::{Array1, ArrayD, IxDyn};
     let file = std::fs::File::create(out).with_context(|| out.display().to_string())?;
     let mut npz = ndarray_npy::NpzWriter::new(file);
-    npz.add_array(
-        "node_features",
-        &Array3::from_shape_vec((b, n, d), data.node_features)?,
-    )?;
-    npz.add_array(
-        "key_padding_mask",
-        &Array2::from_shape_vec((b, n), data.key_padding_mask)?,
-    )?;
-    npz.add_array(
-        "adjacency",
-        &Array3::from_shape_vec((b, n, n), data.adjacency)?,
-    )?;
-    npz.add_array(
-        "distances",
-        &Array3::from_shape_vec((b, n, n), data.distances)?,
-    )?;
+    for feed in feeds {
+        let shape = IxDyn(&feed.shape);
+        match &feed.data {
+            FeedData::F32(v) => {
+                npz.add_array(&*feed.name, &ArrayD::from_shape_vec(shape, v.clone())?)?
+            }
+            FeedData::Bool(v) => {
+                npz.add_array(&*feed.name, &ArrayD::from_shape_vec(shape, v.clone())?)?
+            }
+            FeedData::I64(v) => {
+                npz.add_array(&*feed.name, &ArrayD::from_shape_vec(shape, v.clone())?)?
+            }
+        }
+    }
+    let n = rows.len();
     npz.add_array("row", &Array1::from_vec(rows))?;
     npz.finish()?;
     println!(
-        "wrote {} ({b} molecules padded to {n} atoms, d_atom {d})",
-        out.display()
+        "wrote {} ({n} molecules, inputs {})",
+        out.display(),
+        feeds
+            .iter()
+            .map(|f| format!("{} {:?}", f.name, f.shape))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     Ok(())
 }

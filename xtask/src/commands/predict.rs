@@ -1,5 +1,5 @@
-//! `cargo xtask predict`: predictions of a trained run for a CSV or SMILES, one row per
-//! molecule with an error column.
+//! `cargo xtask predict`: predictions of a trained run (MAT or Transformer-M) for a CSV or
+//! SMILES, one row per molecule with an error column.
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +11,7 @@ use super::common::{DeviceArg, conformer_cache_dir};
 /// Flags of `predict`.
 #[derive(clap::Args)]
 pub struct PredictArgs {
-    /// Run directory written by `train`.
+    /// Run directory written by `train` (any model family).
     #[arg(long)]
     pub run: PathBuf,
     /// Cache folder: the conformer cache and prepared datasets (default:
@@ -76,8 +76,12 @@ fn predict(
     if smiles.is_empty() {
         bail!("nothing to predict: give --data or --smiles");
     }
-    let (predictions, report, spec) =
-        predict_smiles(run, &smiles, &device.device()?, cache.as_deref())?;
+    let train::predict::PredictOutput {
+        predictions,
+        report,
+        target_columns,
+        ..
+    } = predict_smiles(run, &smiles, &device.device()?, cache.as_deref())?;
     let mut w: csv::Writer<Box<dyn std::io::Write>> = match &out {
         Some(p) => csv::Writer::from_writer(Box::new(
             std::fs::File::create(p).with_context(|| p.display().to_string())?,
@@ -85,14 +89,14 @@ fn predict(
         None => csv::Writer::from_writer(Box::new(std::io::stdout())),
     };
     let mut header = vec!["row".to_string(), "smiles".to_string()];
-    header.extend(spec.target_columns.iter().map(|c| format!("{c}_pred")));
+    header.extend(target_columns.iter().map(|c| format!("{c}_pred")));
     header.push("error".into());
     w.write_record(&header)?;
     for p in &predictions {
         let mut rec = vec![p.row.to_string(), p.smiles.clone()];
         match &p.values {
             Some(v) => rec.extend(v.iter().map(|x| x.to_string())),
-            None => rec.extend(spec.target_columns.iter().map(|_| String::new())),
+            None => rec.extend(target_columns.iter().map(|_| String::new())),
         }
         rec.push(p.error.clone().unwrap_or_default());
         w.write_record(&rec)?;

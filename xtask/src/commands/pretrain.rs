@@ -1,11 +1,13 @@
-//! `cargo xtask pretrain`: 3D position-denoising pretraining of a Transformer-M on QM9
-//! coordinates.
+//! `cargo xtask pretrain`: 3D position-denoising pretraining of a Transformer-M on QM9's
+//! DFT coordinates or on conformers of the user's own SMILES (`--data`).
 
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
-use super::common::{DatasetArg, ModelArg, PresetArg};
+use train::transformer_m::{PretrainData, Qm9Subset, SmilesSource};
+
+use super::common::{CoordsArg, DatasetArg, ModelArg, PresetArg, conformer_cache_dir, featurizer};
 use super::data::data_qm9;
 use super::engine_args::EngineArgs;
 use super::train_transformer_m::{TmSizeArgs, pretrain, tm_config};
@@ -16,16 +18,30 @@ pub struct PretrainArgs {
     /// Model family (transformer-m).
     #[arg(long, value_enum, default_value = "transformer-m")]
     pub model: ModelArg,
-    /// Dataset (qm9).
+    /// Dataset (qm9), when no --data is given.
     #[arg(long, value_enum, default_value = "qm9")]
     pub dataset: DatasetArg,
-    /// Cache folder of prepared datasets.
+    /// Pretrain on these molecules instead: a CSV (or other delimited file) with a
+    /// SMILES column; labels are not needed. Each gets an ETKDG + UFF conformer (cached);
+    /// molecules without a 3D conformer are left out and reported.
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// SMILES column of --data.
+    #[arg(long, default_value = "smiles")]
+    pub smiles_column: String,
+    /// Field delimiter of --data (`,`; `;`, `tab`, ...).
+    #[arg(long, default_value = ",", value_parser = train::data::parse_delimiter)]
+    pub delimiter: char,
+    /// Cache folder: prepared datasets and the conformer cache.
     #[arg(long)]
     pub cache: Option<PathBuf>,
-    /// Molecules used.
+    /// With --data: embed every molecule; neither read nor write the conformer cache.
+    #[arg(long, conflicts_with = "cache")]
+    pub no_cache: bool,
+    /// QM9: molecules used.
     #[arg(long, default_value_t = 20000)]
     pub limit: usize,
-    /// Skip this many molecules of the shuffled dataset (10000 keeps clear of a
+    /// QM9: skip this many molecules of the shuffled dataset (10000 keeps clear of a
     /// `train --limit 10000` subset).
     #[arg(long, default_value_t = 10000)]
     pub offset: usize,
@@ -66,14 +82,25 @@ pub fn run(args: PretrainArgs) -> Result<()> {
     if !matches!(args.model, ModelArg::TransformerM) {
         bail!("pretraining is implemented for --model transformer-m");
     }
-    let DatasetArg::Qm9 = args.dataset;
+    let data = match &args.data {
+        Some(path) => PretrainData::Smiles(SmilesSource {
+            path: path.clone(),
+            smiles_column: args.smiles_column.clone(),
+            delimiter: args.delimiter,
+            conformer: featurizer(CoordsArg::Embed3d, args.seed, false).conformer,
+        }),
+        None => {
+            let DatasetArg::Qm9 = args.dataset;
+            PretrainData::Qm9(Qm9Subset {
+                dataset: data_qm9(args.cache.clone(), false)?,
+                limit: Some(args.limit),
+                offset: args.offset,
+                subset_seed: 0,
+            })
+        }
+    };
     let spec = train::transformer_m::PretrainSpec {
-        data: train::transformer_m::Qm9Subset {
-            dataset: data_qm9(args.cache, false)?,
-            limit: Some(args.limit),
-            offset: args.offset,
-            subset_seed: 0,
-        },
+        data,
         model: tm_config(matches!(args.preset, PresetArg::Base), &args.size),
         steps: args.steps,
         batch_size: args.batch_size,
@@ -82,5 +109,6 @@ pub fn run(args: PretrainArgs) -> Result<()> {
         noise_std: args.noise_std,
         seed: args.seed,
     };
-    pretrain(spec, &args.out, &args.engine)
+    let cache = conformer_cache_dir(args.cache, args.no_cache);
+    pretrain(spec, &args.out, &args.engine, cache)
 }

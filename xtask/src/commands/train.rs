@@ -1,5 +1,5 @@
-//! `cargo xtask train`: MAT on a CSV dataset, Transformer-M on QM9. `--model` selects the
-//! family; each family's flags live in their own struct, and a flag of the other family
+//! `cargo xtask train`: MAT or Transformer-M on a CSV dataset (Transformer-M also on
+//! QM9). `--model` selects the family; each family's flags live in their own struct, and a flag of the other family
 //! is rejected by name (from the structs' clap definitions, not a list kept here).
 
 use std::path::PathBuf;
@@ -8,12 +8,18 @@ use anyhow::{Context, Result, bail};
 use clap::ArgMatches;
 use clap::{Args, ValueEnum};
 use models::MatConfig;
+use train::masked_loss::LossKind;
+use train::transformer_m::{
+    SmilesSource, TableSource, TmData, TmRunSpec, train_table_transformer_m,
+};
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
 use super::common::{CoordsArg, DatasetArg, ModelArg, PresetArg, conformer_cache_dir, featurizer};
 use super::data::data_qm9;
 use super::engine_args::EngineArgs;
-use super::train_transformer_m::{ModeArg, TmSizeArgs, TmTrain, tm_config, train_tm};
+use super::train_transformer_m::{
+    ModeArg, TmSizeArgs, TmTrain, resolve_tm_init, tm_config, train_tm,
+};
 
 /// Flags of `train`: those of every model, then each family's own. After this
 /// (all-families) parse, the command line is parsed again by clap with the shared flags
@@ -69,16 +75,10 @@ pub struct SharedTrainArgs {
     /// Devices, strategy, resume, progress.
     #[command(flatten)]
     pub engine: EngineArgs,
-}
-
-/// Flags that only MAT training takes.
-#[derive(Args)]
-#[command(next_help_heading = "MAT only (--model mat)")]
-pub struct MatTrainArgs {
     /// Embed every molecule; neither read nor write the conformer cache.
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
-    /// CSV with a SMILES column and target columns (MAT).
+    /// CSV with a SMILES column and target columns (Transformer-M: or --dataset qm9).
     #[arg(long)]
     pub data: Option<PathBuf>,
     /// JSON split file ({"random-0": {"train": [...], ...}}).
@@ -103,9 +103,16 @@ pub struct MatTrainArgs {
     /// Task; by default classification when every target is 0 or 1.
     #[arg(long, value_enum)]
     pub task: Option<TaskArg>,
-    /// Coordinates for the distance matrices.
+    /// Coordinates: MAT's distance matrices; Transformer-M's 3D channel (only a 3D
+    /// conformer feeds it: with layout2d or topological every molecule runs in 2D).
     #[arg(long, value_enum, default_value = "embed3d")]
     pub coords: CoordsArg,
+}
+
+/// Flags that only MAT training takes.
+#[derive(Args)]
+#[command(next_help_heading = "MAT only (--model mat)")]
+pub struct MatTrainArgs {
     /// Reproduce the MAT reference featurizer's quirks.
     #[arg(long)]
     pub reference_compat: bool,
@@ -119,15 +126,19 @@ pub struct MatTrainArgs {
 #[derive(Args)]
 #[command(next_help_heading = "Transformer-M only (--model transformer-m)")]
 pub struct TmTrainArgs {
-    /// A prepared dataset instead of --data (Transformer-M: qm9).
-    #[arg(long, value_enum)]
+    /// A prepared dataset instead of --data (qm9, with its DFT geometries).
+    #[arg(long, value_enum, conflicts_with = "data")]
     pub dataset: Option<DatasetArg>,
-    /// Use this many molecules of the dataset (shuffled with seed 0).
+    /// --dataset qm9: use this many molecules (shuffled with seed 0).
     #[arg(long)]
     pub limit: Option<usize>,
-    /// Skip this many molecules of the shuffled dataset first.
+    /// --dataset qm9: skip this many molecules of the shuffled dataset first.
     #[arg(long, default_value_t = 0)]
     pub offset: usize,
+    /// Regression loss on the standardised targets: `l1` (the original's) or `mse`
+    /// (MAT's). Classification always takes BCE.
+    #[arg(long, value_enum, default_value = "l1")]
+    pub loss: LossArg,
     /// Transformer-M channels during training and evaluation.
     #[arg(long, value_enum, default_value = "mixed")]
     pub mode: ModeArg,
@@ -138,6 +149,15 @@ pub struct TmTrainArgs {
     /// Transformer-M size overrides.
     #[command(flatten)]
     pub size: TmSizeArgs,
+}
+
+/// `--loss` of Transformer-M.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum LossArg {
+    /// Mean absolute error.
+    L1,
+    /// Mean squared error.
+    Mse,
 }
 
 /// `--task`.
@@ -175,116 +195,162 @@ pub fn run(args: TrainArgs, argv: &[String]) -> Result<()> {
 }
 
 fn train(args: TrainArgs) -> Result<()> {
-    if let ModelArg::TransformerM = args.shared.model {
-        let Some(DatasetArg::Qm9) = args.tm.dataset else {
-            bail!("--model transformer-m trains on --dataset qm9");
-        };
-        let [target] = &args.shared.targets[..] else {
-            bail!("--model transformer-m takes one --target");
-        };
-        if target == "y" {
-            bail!(
-                "--model transformer-m needs --target with a QM9 column, e.g. --target HOMO_LUMO_gap_au"
-            );
-        }
-        if matches!(args.shared.preset, PresetArg::Pretrained) {
-            bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
-        }
-        let model = tm_config(matches!(args.shared.preset, PresetArg::Base), &args.tm.size);
-        return train_tm(TmTrain {
-            dataset: data_qm9(args.shared.cache, false)?,
-            target: target.clone(),
-            limit: args.tm.limit,
-            offset: args.tm.offset,
-            mode: args.tm.mode,
-            model,
-            train: TrainOptions {
-                epochs: args.shared.epochs,
-                batch_size: args.shared.batch_size,
-                learning_rate: args.shared.lr,
-                warmup_fraction: train::transformer_m::WARMUP_FRACTION,
-                patience: args.shared.patience,
-                seed: args.shared.seed,
-            },
-            init_from: args.tm.init_from,
-            size_given: args.tm.size.any(),
-            out: args.shared.out,
-            engine: args.shared.engine.clone(),
-        });
+    let shared = &args.shared;
+    if let ModelArg::TransformerM = shared.model
+        && let Some(DatasetArg::Qm9) = args.tm.dataset
+    {
+        return train_qm9(&args);
     }
-    let data = args
-        .mat
-        .data
-        .clone()
-        .context("--data CSV is required for --model mat")?;
-    let delimiter = train::data::delimiter_byte(args.mat.delimiter)?;
-    let targets = match &args.mat.targets_from {
+    let data = shared.data.clone().context(match shared.model {
+        ModelArg::Mat => "--data CSV is required for --model mat",
+        ModelArg::TransformerM => "--model transformer-m needs --data CSV or --dataset qm9",
+    })?;
+    let delimiter = train::data::delimiter_byte(shared.delimiter)?;
+    let targets = match &shared.targets_from {
         Some(range) => {
-            train::data::target_columns_from(&data, delimiter, range, &args.mat.smiles_column)?
+            train::data::target_columns_from(&data, delimiter, range, &shared.smiles_column)?
         }
-        None => args.shared.targets.clone(),
+        None => shared.targets.clone(),
     };
     let table = train::data::MoleculeTable::read_delimited(
         &data,
-        &args.mat.smiles_column,
+        &shared.smiles_column,
         &targets,
         delimiter,
     )?;
-    let task = match args.mat.task {
+    let task = match shared.task {
         Some(TaskArg::Regression) => Task::Regression,
         Some(TaskArg::Classification) => Task::Classification,
         None => Task::from_labels(&table.targets),
     };
-    let split = match (&args.mat.splits, args.mat.split.as_str()) {
+    let split = match (&shared.splits, shared.split.as_str()) {
         (Some(path), name) => SplitSpec::File {
             path: path.clone(),
             name: name.to_string(),
         },
         (None, "scaffold") => SplitSpec::Scaffold,
-        (None, _) => SplitSpec::Random {
-            seed: args.shared.seed,
-        },
+        (None, _) => SplitSpec::Random { seed: shared.seed },
     };
-    let model = match args.shared.preset {
-        PresetArg::Small => MatConfig::small(),
-        PresetArg::Pretrained => MatConfig::pretrained(),
-        PresetArg::Base => {
-            bail!("--preset base is Transformer-M's; use small or pretrained for MAT")
-        }
-    }
-    .with_num_targets(targets.len());
-    let spec = RunSpec {
-        kind: train::RunKind::Mat,
-        data: data.clone(),
-        smiles_column: args.mat.smiles_column,
-        delimiter: args.mat.delimiter,
-        target_columns: targets,
-        units: args.mat.units,
-        split,
-        task,
-        featurizer: featurizer(args.mat.coords, args.shared.seed, args.mat.reference_compat),
-        model,
-        train: TrainOptions {
-            epochs: args.shared.epochs,
-            batch_size: args.shared.batch_size,
-            learning_rate: args.shared.lr,
-            warmup_fraction: train::run_spec::MAT_WARMUP_FRACTION,
-            patience: args.shared.patience,
-            seed: args.shared.seed,
-        },
-        target_mean: Vec::new(),
-        target_std: Vec::new(),
-        pretrained: args.mat.pretrained.clone(),
-    };
-    let engine = &args.shared.engine;
+    let engine = &shared.engine;
     let control = RunControl {
-        conformer_cache: conformer_cache_dir(args.shared.cache.clone(), args.mat.no_cache),
+        conformer_cache: conformer_cache_dir(shared.cache.clone(), shared.no_cache),
         ..engine.control()?
     };
-    let summary = train_run(&spec, &args.shared.out, &control, &engine.main_device()?)?;
+    let options = |warmup_fraction: f64| TrainOptions {
+        epochs: shared.epochs,
+        batch_size: shared.batch_size,
+        learning_rate: shared.lr,
+        warmup_fraction,
+        patience: shared.patience,
+        seed: shared.seed,
+    };
+    let featurizer = featurizer(shared.coords, shared.seed, args.mat.reference_compat);
+    let summary = match shared.model {
+        ModelArg::TransformerM => {
+            if matches!(shared.preset, PresetArg::Pretrained) {
+                bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
+            }
+            let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size)
+                .with_num_targets(targets.len());
+            let loss = match (task, args.tm.loss) {
+                (Task::Classification, _) => LossKind::BceWithLogits,
+                (Task::Regression, LossArg::L1) => LossKind::L1,
+                (Task::Regression, LossArg::Mse) => LossKind::Mse,
+            };
+            let (init_from, model) =
+                resolve_tm_init(args.tm.init_from.as_deref(), model, &args.tm.size)?;
+            let (modes, eval_mode) = args.tm.mode.probabilities();
+            let spec = TmRunSpec {
+                kind: train::RunKind::TransformerM,
+                data: TmData::Table(TableSource {
+                    molecules: SmilesSource {
+                        path: data,
+                        smiles_column: shared.smiles_column.clone(),
+                        delimiter: shared.delimiter,
+                        conformer: featurizer.conformer,
+                    },
+                    split,
+                }),
+                targets,
+                task,
+                loss,
+                units: shared.units.clone(),
+                modes,
+                eval_mode,
+                model,
+                train: options(train::transformer_m::WARMUP_FRACTION),
+                init_from,
+                target_mean: Vec::new(),
+                target_std: Vec::new(),
+            };
+            train_table_transformer_m(&spec, &shared.out, &control, &engine.main_device()?)?
+        }
+        ModelArg::Mat => {
+            let model = match shared.preset {
+                PresetArg::Small => MatConfig::small(),
+                PresetArg::Pretrained => MatConfig::pretrained(),
+                PresetArg::Base => {
+                    bail!("--preset base is Transformer-M's; use small or pretrained for MAT")
+                }
+            }
+            .with_num_targets(targets.len());
+            let spec = RunSpec {
+                kind: train::RunKind::Mat,
+                data,
+                smiles_column: shared.smiles_column.clone(),
+                delimiter: shared.delimiter,
+                target_columns: targets,
+                units: shared.units.clone(),
+                split,
+                task,
+                featurizer,
+                model,
+                train: options(train::run_spec::MAT_WARMUP_FRACTION),
+                target_mean: Vec::new(),
+                target_std: Vec::new(),
+                pretrained: args.mat.pretrained.clone(),
+            };
+            train_run(&spec, &shared.out, &control, &engine.main_device()?)?
+        }
+    };
     println!("{}", serde_json::to_string_pretty(&summary)?);
-    println!("run written to {}", args.shared.out.display());
+    println!("run written to {}", shared.out.display());
     Ok(())
+}
+
+/// `train --model transformer-m --dataset qm9`.
+fn train_qm9(args: &TrainArgs) -> Result<()> {
+    let shared = &args.shared;
+    let [target] = &shared.targets[..] else {
+        bail!("--model transformer-m --dataset qm9 takes one --target");
+    };
+    if target == "y" {
+        bail!("--dataset qm9 needs --target with a QM9 column, e.g. --target HOMO_LUMO_gap_au");
+    }
+    if matches!(shared.preset, PresetArg::Pretrained) {
+        bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
+    }
+    let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size);
+    train_tm(TmTrain {
+        dataset: data_qm9(shared.cache.clone(), false)?,
+        target: target.clone(),
+        limit: args.tm.limit,
+        offset: args.tm.offset,
+        mode: args.tm.mode,
+        model,
+        train: TrainOptions {
+            epochs: shared.epochs,
+            batch_size: shared.batch_size,
+            learning_rate: shared.lr,
+            warmup_fraction: train::transformer_m::WARMUP_FRACTION,
+            patience: shared.patience,
+            seed: shared.seed,
+        },
+        init_from: args.tm.init_from.clone(),
+        size: args.tm.size.clone(),
+        out: shared.out.clone(),
+        engine: shared.engine.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -298,13 +364,18 @@ mod tests {
     /// clap rejects a flag of the other model family and accepts the family's own.
     #[test]
     fn a_flag_of_the_other_family_is_a_clap_error() {
-        let mat = words(&["--out", "r", "--data", "x.csv", "--splits", "s.json"]);
+        let mat = words(&["--out", "r", "--data", "x.csv", "--pretrained", "m.pt"]);
         let tm = words(&["--out", "r", "--model", "transformer-m", "--mode", "3d"]);
+        let tm_csv = words(&[
+            "--out", "r", "--data", "x.csv", "--splits", "s.json", "--loss", "mse",
+        ]);
         assert!(parse_family::<MatTrainArgs>(&mat).is_ok());
         assert!(parse_family::<TmTrainArgs>(&tm).is_ok());
+        assert!(parse_family::<TmTrainArgs>(&tm_csv).is_ok());
         let e = parse_family::<TmTrainArgs>(&mat).unwrap_err();
         assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument);
-        assert!(e.to_string().contains("--data"), "{e}");
+        assert!(e.to_string().contains("--pretrained"), "{e}");
         assert!(parse_family::<MatTrainArgs>(&tm).is_err());
+        assert!(parse_family::<MatTrainArgs>(&tm_csv).is_err());
     }
 }

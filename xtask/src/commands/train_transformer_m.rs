@@ -9,7 +9,8 @@ use models::transformer_m::{GaussianInit, LayerNormPlacement, Mode, TransformerM
 use train::ModeProbabilities;
 use train::TrainOptions;
 use train::transformer_m::{
-    PretrainSpec, Qm9Subset, TmRunSpec, pretrain_denoising, resolve_init_from, train_transformer_m,
+    PretrainSpec, Qm9Subset, TmData, TmRunSpec, pretrain_denoising, resolve_init_from,
+    train_transformer_m,
 };
 
 /// Training modes on the command line.
@@ -25,6 +26,45 @@ pub enum ModeArg {
     Both,
     /// Transformer-M's mixture (0.2 both / 0.2 2D / 0.6 3D); evaluated with both.
     Mixed,
+}
+
+impl ModeArg {
+    /// Training-time mode probabilities and the evaluation mode.
+    pub fn probabilities(self) -> (ModeProbabilities, Mode) {
+        match self {
+            ModeArg::TwoD => (ModeProbabilities::fixed(Mode::TwoD), Mode::TwoD),
+            ModeArg::ThreeD => (ModeProbabilities::fixed(Mode::ThreeD), Mode::ThreeD),
+            ModeArg::Both => (ModeProbabilities::fixed(Mode::Both), Mode::Both),
+            ModeArg::Mixed => (ModeProbabilities::new(), Mode::Both),
+        }
+    }
+}
+
+/// `--init-from`: the model file to start from and the configuration to build (a
+/// pretraining run's size replaces the preset's unless `size` sets one; see
+/// [`resolve_init_from`]); prints what it loads.
+///
+/// # Errors
+/// Not a pretraining run or model file; a size conflict.
+pub fn resolve_tm_init(
+    init_from: Option<&Path>,
+    model: TransformerMConfig,
+    size: &TmSizeArgs,
+) -> Result<(Option<PathBuf>, TransformerMConfig)> {
+    let Some(p) = init_from else {
+        return Ok((None, model));
+    };
+    let (file, model) = resolve_init_from(p, model, size.any())
+        .with_context(|| format!("--init-from {}", p.display()))?;
+    println!(
+        "initialising from {} (layers {}, d_model {}, heads {}, kernels {})",
+        file.display(),
+        model.num_layers,
+        model.d_model,
+        model.num_heads,
+        model.num_kernels
+    );
+    Ok((Some(file), model))
 }
 
 /// Model size overrides of the Transformer-M preset.
@@ -133,8 +173,8 @@ pub struct TmTrain {
     pub train: TrainOptions,
     /// Pretraining run directory or model file.
     pub init_from: Option<PathBuf>,
-    /// Whether any size flag (--layers, --d-model, --num-heads, --kernels, --layer-norm) was given.
-    pub size_given: bool,
+    /// Size flags (--layers, --d-model, --num-heads, --kernels, --layer-norm).
+    pub size: TmSizeArgs,
     /// Run directory.
     pub out: PathBuf,
     /// Devices, resume, progress.
@@ -145,44 +185,27 @@ pub struct TmTrain {
 pub fn train_tm(args: TmTrain) -> Result<()> {
     let control = args.engine.control()?;
     let device = &args.engine.main_device()?;
-    let (modes, eval_mode) = match args.mode {
-        ModeArg::TwoD => (ModeProbabilities::fixed(Mode::TwoD), Mode::TwoD),
-        ModeArg::ThreeD => (ModeProbabilities::fixed(Mode::ThreeD), Mode::ThreeD),
-        ModeArg::Both => (ModeProbabilities::fixed(Mode::Both), Mode::Both),
-        ModeArg::Mixed => (ModeProbabilities::new(), Mode::Both),
-    };
-    let (init_from, model) = match &args.init_from {
-        None => (None, args.model),
-        Some(p) => {
-            let (file, model) = resolve_init_from(p, args.model, args.size_given)
-                .with_context(|| format!("--init-from {}", p.display()))?;
-            println!(
-                "initialising from {} (layers {}, d_model {}, heads {}, kernels {})",
-                file.display(),
-                model.num_layers,
-                model.d_model,
-                model.num_heads,
-                model.num_kernels
-            );
-            (Some(file), model)
-        }
-    };
+    let (modes, eval_mode) = args.mode.probabilities();
+    let (init_from, model) = resolve_tm_init(args.init_from.as_deref(), args.model, &args.size)?;
     let spec = TmRunSpec {
         kind: train::RunKind::TransformerM,
-        data: Qm9Subset {
+        data: TmData::Qm9(Qm9Subset {
             dataset: args.dataset,
             limit: args.limit,
             offset: args.offset,
             subset_seed: 0,
-        },
-        target: args.target,
+        }),
+        targets: vec![args.target],
+        task: train::Task::Regression,
+        loss: train::masked_loss::LossKind::L1,
+        units: None,
         modes,
         eval_mode,
         model,
         train: args.train,
         init_from,
-        target_mean: 0.0,
-        target_std: 1.0,
+        target_mean: Vec::new(),
+        target_std: Vec::new(),
     };
     let s = train_transformer_m(&spec, &args.out, &control, device)?;
     println!(
@@ -208,9 +231,19 @@ pub fn train_tm(args: TmTrain) -> Result<()> {
     Ok(())
 }
 
-/// Runs denoising pretraining and prints the loss at the start and end.
-pub fn pretrain(spec: PretrainSpec, out: &Path, engine: &EngineArgs) -> Result<()> {
-    let s = pretrain_denoising(&spec, out, &engine.control()?, &engine.main_device()?)?;
+/// Runs denoising pretraining (conformers cached in `conformer_cache`) and prints the
+/// loss at the start and end.
+pub fn pretrain(
+    spec: PretrainSpec,
+    out: &Path,
+    engine: &EngineArgs,
+    conformer_cache: Option<PathBuf>,
+) -> Result<()> {
+    let control = train::RunControl {
+        conformer_cache,
+        ..engine.control()?
+    };
+    let s = pretrain_denoising(&spec, out, &control, &engine.main_device()?)?;
     println!(
         "denoising loss {:.4} (first 10% of steps) -> {:.4} (last 10%) over {} steps on {} molecules, {:.0} s; wrote {}",
         s.loss_start,

@@ -1,5 +1,6 @@
-//! Transformer-M on QM9: supervised training of a graph-level target (2D, 3D or mixed
-//! modes; Luo et al. 2022 section 4) and 3D position-denoising pretraining.
+//! Transformer-M: supervised training of graph-level targets (2D, 3D or mixed modes; Luo
+//! et al. 2022 section 4) on QM9 or on the user's molecule table
+//! ([`train_table_transformer_m`]), and 3D position-denoising pretraining.
 //!
 //! Recipe (scaled down for CPUs): Adam, linear warm-up then linear decay of the learning
 //! rate, L1 loss on the standardised target (Transformer-M trains PCQM4Mv2 with L1), the
@@ -19,7 +20,7 @@ use std::time::Instant;
 use burn::optim::AdamConfig;
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerM, TransformerMBatch, TransformerMConfig};
-use mol_featurize::graphormer::GraphormerFeatures;
+use mol_featurize::graphormer::{EncodingLimits, GraphormerFeatures};
 use mol_featurize::pad_graphormer_batch;
 use mol_featurize::{ConformerOptions, GraphormerFeaturizer, featurize_all_with_coordinates};
 use rand::SeedableRng;
@@ -31,12 +32,13 @@ use crate::checkpoint::write_json;
 use crate::engine::schedule::{WarmupLinear, warmup_steps};
 use crate::engine::{self, FitSettings, MetricKind, Selection, TaskMetric};
 use crate::error::TrainError;
+use crate::masked_loss::LossKind;
 use crate::metrics::mae;
 use crate::mode_sampling::ModeProbabilities;
 use crate::qm9::{HARTREE_EV, Qm9};
 use crate::run_control::RunControl;
 use crate::run_kind::RunKind;
-use crate::run_spec::TrainOptions;
+use crate::run_spec::{Labels, SplitSpec, Task, TrainOptions};
 use crate::splits::random_split;
 
 /// Warm-up share of the linear schedule of supervised Transformer-M runs (6% of the
@@ -45,9 +47,13 @@ pub const WARMUP_FRACTION: f64 = 0.06;
 
 mod pretrain;
 mod step;
+mod table;
 pub use crate::engine::schedule::warmup_linear;
-pub use pretrain::{PretrainSpec, PretrainSummary, pretrain_denoising, resolve_init_from};
+pub use pretrain::{
+    PretrainData, PretrainSpec, PretrainSummary, pretrain_denoising, resolve_init_from,
+};
 pub use step::{ModeChoice, TmBatch, TmBatcher, TmDenoiser, TmExample, TmLearner};
+pub use table::train_table_transformer_m;
 
 /// Which QM9 molecules a run uses.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -76,6 +82,60 @@ impl Qm9Subset {
     }
 }
 
+/// Where a Transformer-M run's molecules come from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TmData {
+    /// A QM9 subset with its DFT geometries.
+    Qm9(Qm9Subset),
+    /// The user's molecule table, with conformers for the 3D channel.
+    Table(TableSource),
+}
+
+/// The molecules of a delimited file as Transformer-M reads them: the file, its SMILES
+/// column and delimiter, and how the 3D channel's conformers are made (the same ETKDG +
+/// UFF pipeline, cache and fallbacks as MAT; molecules without a 3D conformer run in 2D).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SmilesSource {
+    /// The delimited file.
+    pub path: PathBuf,
+    /// SMILES column.
+    pub smiles_column: String,
+    /// Field delimiter.
+    #[serde(default = "comma")]
+    pub delimiter: char,
+    /// Conformer settings (also the cache key).
+    pub conformer: ConformerOptions,
+}
+
+fn comma() -> char {
+    ','
+}
+
+impl SmilesSource {
+    /// The file's SMILES, in row order.
+    ///
+    /// # Errors
+    /// An unreadable file or a missing column, naming the file.
+    pub fn read_smiles(&self) -> Result<Vec<String>, TrainError> {
+        crate::data::read_smiles_delimited(
+            &self.path,
+            &self.smiles_column,
+            crate::data::delimiter_byte(self.delimiter)?,
+        )
+    }
+}
+
+/// A labelled molecule table and its split.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TableSource {
+    /// The molecules.
+    #[serde(flatten)]
+    pub molecules: SmilesSource,
+    /// Split.
+    pub split: SplitSpec,
+}
+
 /// Everything that defines a Transformer-M training run (`run.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TmRunSpec {
@@ -84,9 +144,19 @@ pub struct TmRunSpec {
     #[serde(default = "RunKind::transformer_m")]
     pub kind: RunKind,
     /// Molecules.
-    pub data: Qm9Subset,
-    /// Target column (qm9pack name, e.g. `HOMO_LUMO_gap_au`).
-    pub target: String,
+    pub data: TmData,
+    /// Target columns (QM9: one qm9pack name, e.g. `HOMO_LUMO_gap_au`).
+    pub targets: Vec<String>,
+    /// Regression or binary classification.
+    #[serde(default = "regression")]
+    pub task: Task,
+    /// Training loss (L1 or MSE on standardised targets for regression, BCE with logits
+    /// for classification).
+    #[serde(default = "l1")]
+    pub loss: LossKind,
+    /// Unit of the targets (table runs; QM9 runs take the column's unit).
+    #[serde(default)]
+    pub units: Option<String>,
     /// Training-time mode probabilities.
     pub modes: ModeProbabilities,
     /// Mode used for validation and test predictions.
@@ -99,21 +169,48 @@ pub struct TmRunSpec {
     /// Start from this model file (a denoising-pretraining run's `pretrained_model.bpk`).
     #[serde(default)]
     pub init_from: Option<PathBuf>,
-    /// Training-set mean of the target (filled in by the run).
+    /// Training-set mean of each target (filled in by the run; empty for classification).
     #[serde(default)]
-    pub target_mean: f32,
-    /// Training-set standard deviation of the target (filled in by the run).
+    pub target_mean: Vec<f32>,
+    /// Training-set standard deviation of each target (filled in by the run).
     #[serde(default)]
-    pub target_std: f32,
+    pub target_std: Vec<f32>,
+}
+
+fn regression() -> Task {
+    Task::Regression
+}
+
+fn l1() -> LossKind {
+    LossKind::L1
 }
 
 impl TmRunSpec {
-    /// Reads `run.json` of a Transformer-M run directory.
+    /// Reads `run.json` of a Transformer-M run directory (runs written before multi-task
+    /// support, with one `target` and scalar scaling, are read as one-task runs).
     ///
     /// # Errors
     /// [`TrainError::Checkpoint`] if missing, malformed, or another kind of run.
     pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
-        crate::checkpoint::read_run_spec(run_dir, RunKind::TransformerM)
+        let mut json: serde_json::Value =
+            crate::checkpoint::read_run_spec(run_dir, RunKind::TransformerM)?;
+        if let Some(obj) = json.as_object_mut() {
+            if let Some(target) = obj.remove("target") {
+                obj.entry("targets")
+                    .or_insert(serde_json::Value::Array(vec![target]));
+            }
+            for key in ["target_mean", "target_std"] {
+                if let Some(v) = obj.get_mut(key)
+                    && v.is_number()
+                {
+                    *v = serde_json::Value::Array(vec![v.clone()]);
+                }
+            }
+        }
+        serde_json::from_value(json).map_err(|e| TrainError::Checkpoint {
+            path: run_dir.join("run.json"),
+            reason: e.to_string(),
+        })
     }
 
     /// The run's best model (`run_dir/best_model.bpk`) on `device`.
@@ -127,6 +224,28 @@ impl TmRunSpec {
         device: &Device,
     ) -> Result<TransformerM, TrainError> {
         crate::checkpoint::load_best_model(self.model.init(device), run_dir)
+    }
+
+    /// The run's labels: task, target columns and their training scaling.
+    pub fn labels(&self) -> Labels {
+        Labels {
+            task: self.task,
+            columns: self.targets.clone(),
+            mean: self.target_mean.clone(),
+            std: self.target_std.clone(),
+        }
+    }
+
+    /// The featurizer of the run's molecules: its conformer settings for a table run,
+    /// the default ETKDG + UFF ones (for new molecules) for a QM9 run.
+    pub fn featurizer(&self) -> GraphormerFeaturizer {
+        GraphormerFeaturizer {
+            max_hops: self.model.limits.max_hops,
+            conformer: match &self.data {
+                TmData::Table(t) => t.molecules.conformer.clone(),
+                TmData::Qm9(_) => ConformerOptions::default(),
+            },
+        }
     }
 }
 
@@ -211,28 +330,56 @@ pub(crate) fn featurize_subset(
     Ok((kept, report.n_skipped))
 }
 
-/// Predictions (target units) of `model` for `part` in `mode`.
+/// Raw outputs `[n][tasks]` (standardised values or logits) of `model` for `features`
+/// in `mode`, in batches of `batch_size`; on the CPU each batch is split across rayon's
+/// threads ([`TransformerM::forward_parallel`]).
+///
+/// # Errors
+/// [`TrainError::Invalid`] when a molecule cannot be padded with the model's limits.
+pub fn predict_raw(
+    model: &TransformerM,
+    features: &[&GraphormerFeatures],
+    limits: &EncodingLimits,
+    mode: Mode,
+    batch_size: usize,
+    device: &Device,
+) -> Result<Vec<Vec<f32>>, TrainError> {
+    let mut out = Vec::with_capacity(features.len());
+    let parts = models::parallel::inference_parts(device);
+    for chunk in features.chunks(batch_size.max(1)) {
+        let data =
+            pad_graphormer_batch(chunk, limits).map_err(|e| TrainError::Invalid(e.to_string()))?;
+        let modes = vec![mode; chunk.len()];
+        let pred =
+            model.forward_parallel(&TransformerMBatch::from_data(&data, &modes, device), parts);
+        let [_, k] = pred.dims();
+        let raw = pred
+            .try_into_vec_as::<f32>()
+            .map_err(|e| TrainError::Invalid(format!("{e:?}")))?;
+        out.extend(raw.chunks(k.max(1)).map(|c| c.to_vec()));
+    }
+    Ok(out)
+}
+
+/// Predictions of a one-target QM9 run in target units.
 fn predict(
     model: &TransformerM,
     spec: &TmRunSpec,
     part: &[&GraphormerFeatures],
-    mode: Mode,
     device: &Device,
 ) -> Result<Vec<f32>, TrainError> {
-    let mut out = Vec::with_capacity(part.len());
-    let parts = models::parallel::inference_parts(device);
-    for chunk in part.chunks(spec.train.batch_size.max(1)) {
-        let data = pad_graphormer_batch(chunk, &spec.model.limits)
-            .map_err(|e| TrainError::Invalid(e.to_string()))?;
-        let modes = vec![mode; chunk.len()];
-        let pred =
-            model.forward_parallel(&TransformerMBatch::from_data(&data, &modes, device), parts);
-        let raw = pred
-            .try_into_vec_as::<f32>()
-            .map_err(|e| TrainError::Invalid(format!("{e:?}")))?;
-        out.extend(raw.iter().map(|v| v * spec.target_std + spec.target_mean));
-    }
-    Ok(out)
+    let labels = spec.labels();
+    Ok(predict_raw(
+        model,
+        part,
+        &spec.model.limits,
+        spec.eval_mode,
+        spec.train.batch_size,
+        device,
+    )?
+    .iter()
+    .map(|r| labels.unscale(r)[0])
+    .collect())
 }
 
 /// Trains a Transformer-M on a QM9 subset as described by `spec` on the training engine
@@ -250,15 +397,29 @@ pub fn train_transformer_m(
     device: &Device,
 ) -> Result<TmSummary, TrainError> {
     std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
-    let qm9 = Qm9::load(&spec.data.dataset)?;
-    let column = qm9.column(&spec.target)?;
+    let TmData::Qm9(subset) = &spec.data else {
+        return Err(TrainError::Invalid(
+            "train_transformer_m trains on QM9; a table run goes through \
+             train_table_transformer_m"
+                .into(),
+        ));
+    };
+    let [target] = &spec.targets[..] else {
+        return Err(TrainError::Invalid(format!(
+            "a QM9 run takes one target, not {}",
+            spec.targets.len()
+        )));
+    };
+    let qm9 = Qm9::load(&subset.dataset)?;
+    let column = qm9.column(target)?;
     let mut spec = spec.clone();
-    spec.target = qm9.index.columns[column].clone();
+    spec.targets = vec![qm9.index.columns[column].clone()];
+    spec.task = Task::Regression;
     let units = qm9.index.units[column].clone();
 
     let t0 = Instant::now();
     let (features, n_skipped) =
-        featurize_subset(&qm9, &spec.data, spec.model.limits.max_hops, run_dir)?;
+        featurize_subset(&qm9, subset, spec.model.limits.max_hops, run_dir)?;
     let featurize_seconds = t0.elapsed().as_secs_f64();
     let positions: Vec<usize> = (0..features.len()).collect();
     let split = random_split(&positions, (0.8, 0.1), spec.train.seed);
@@ -280,37 +441,19 @@ pub fn train_transformer_m(
     let (valid_x, valid_y) = part(&split.valid);
     let (test_x, test_y) = part(&split.test);
     let n = train_y.len() as f32;
-    spec.target_mean = train_y.iter().sum::<f32>() / n;
-    spec.target_std = (train_y
-        .iter()
-        .map(|y| (y - spec.target_mean).powi(2))
-        .sum::<f32>()
-        / n)
+    let mean = train_y.iter().sum::<f32>() / n;
+    let std = (train_y.iter().map(|y| (y - mean).powi(2)).sum::<f32>() / n)
         .sqrt()
         .max(1e-6);
+    (spec.target_mean, spec.target_std) = (vec![mean], vec![std]);
     write_json(&run_dir.join("run.json"), &spec)?;
 
     let devices = control.devices_or(device);
     let ad = devices.main().clone().autodiff();
     ad.seed(spec.train.seed);
-    let mut model = spec.model.init(&ad);
-    if let Some(path) = &spec.init_from {
-        model = model.try_load_file(path).map_err(|e| {
-            let mut reason = format!("{e:?}");
-            if reason.len() > 400 {
-                reason.truncate(400);
-                reason.push_str("...");
-            }
-            TrainError::Checkpoint {
-                path: path.clone(),
-                reason: format!(
-                    "cannot load into this model configuration (it must match the file's): {reason}"
-                ),
-            }
-        })?;
-    }
+    let model = initial_model(&spec, &ad)?;
     let n_params = model.num_params();
-    let (mean, std) = (vec![spec.target_mean], vec![spec.target_std]);
+    let (mean, std) = (spec.target_mean.clone(), spec.target_std.clone());
     let examples = |x: &[&GraphormerFeatures], y: &[f32], rows: &[usize]| -> Arc<Vec<TmExample>> {
         Arc::new(
             x.iter()
@@ -330,6 +473,7 @@ pub fn train_transformer_m(
         modes,
         mean: mean.clone(),
         std: std.clone(),
+        loss: spec.loss,
         noise_std: None,
     };
     let settings = FitSettings::supervised(
@@ -360,12 +504,12 @@ pub fn train_transformer_m(
         run_dir,
         outcome.best_epoch,
     )?;
-    let test_pred = predict(&best_model, &spec, &test_x, spec.eval_mode, device)?;
-    let train_pred = predict(&best_model, &spec, &train_x, spec.eval_mode, device)?;
+    let test_pred = predict(&best_model, &spec, &test_x, device)?;
+    let train_pred = predict(&best_model, &spec, &train_x, device)?;
     let test_mae = mae(&test_pred, &test_y);
-    let mean_pred = vec![spec.target_mean; test_y.len()];
+    let mean_pred = vec![mean[0]; test_y.len()];
     let summary = TmSummary {
-        target: spec.target.clone(),
+        target: spec.targets[0].clone(),
         units: units.clone(),
         test_mae,
         test_mae_ev: units
@@ -391,16 +535,43 @@ pub fn train_transformer_m(
     let valid_curve: Vec<f64> = outcome
         .history
         .iter()
-        .map(|h| h.valid_metric / spec.target_std as f64)
+        .map(|h| h.valid_metric / std[0] as f64)
         .collect();
     crate::plot::curves(
         &run_dir.join("curves.png"),
-        &format!("Transformer-M on QM9 {}: L1 (standardised)", spec.target),
+        &format!(
+            "Transformer-M on QM9 {}: L1 (standardised)",
+            spec.targets[0]
+        ),
         "epoch",
         &[(&train_curve, "train L1"), (&valid_curve, "valid MAE")],
         "L1 / std",
     )?;
     Ok(summary)
+}
+
+/// A fresh model of `spec` on `device`, or the one in `spec.init_from`.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] when the file does not fit the configuration.
+pub(crate) fn initial_model(spec: &TmRunSpec, device: &Device) -> Result<TransformerM, TrainError> {
+    let model = spec.model.init(device);
+    let Some(path) = &spec.init_from else {
+        return Ok(model);
+    };
+    model.try_load_file(path).map_err(|e| {
+        let mut reason = format!("{e:?}");
+        if reason.len() > 400 {
+            reason.truncate(400);
+            reason.push_str("...");
+        }
+        TrainError::Checkpoint {
+            path: path.clone(),
+            reason: format!(
+                "cannot load into this model configuration (it must match the file's): {reason}"
+            ),
+        }
+    })
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! Transformer-M 3D position-denoising pretraining on QM9 coordinates: Gaussian noise on
-//! heavy-atom positions, the denoising head predicts it, loss `1 - cos` per atom
+//! Transformer-M 3D position-denoising pretraining on QM9's DFT coordinates or on the
+//! conformers of the user's own SMILES: Gaussian noise on heavy-atom positions, the
+//! denoising head predicts it, loss `1 - cos` per atom
 //! ([`crate::denoising::denoising_loss`]).
 
 use std::path::{Path, PathBuf};
@@ -8,13 +9,15 @@ use std::sync::Arc;
 use burn::optim::AdamConfig;
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerMConfig};
+use mol_featurize::graphormer::GraphormerFeatures;
+use mol_featurize::{GraphormerFeaturizer, SkippedMolecule, featurize_all_cached};
 use serde::{Deserialize, Serialize};
 
 use super::step::{ModeChoice, TmBatcher, TmDenoiser, TmExample};
-use super::{Qm9Subset, featurize_subset};
+use super::{Qm9Subset, SmilesSource, featurize_subset};
 use crate::checkpoint::write_json;
 use crate::engine::schedule::WarmupLinear;
-use crate::engine::{self, FitSettings, Selection};
+use crate::engine::{self, FitSettings, Progress, Selection};
 use crate::error::TrainError;
 use crate::qm9::Qm9;
 use crate::run_control::RunControl;
@@ -23,11 +26,22 @@ use crate::run_control::RunControl;
 /// (at least one molecule).
 pub const PRETRAIN_VALID_FRACTION: f64 = 0.05;
 
+/// The molecules of a pretraining run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PretrainData {
+    /// A QM9 subset with its DFT geometries.
+    Qm9(Qm9Subset),
+    /// The user's SMILES with ETKDG + UFF conformers (molecules without a 3D conformer
+    /// are left out and counted in `featurize_report.json`).
+    Smiles(SmilesSource),
+}
+
 /// Settings of denoising pretraining (`pretrain.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PretrainSpec {
     /// Molecules.
-    pub data: Qm9Subset,
+    pub data: PretrainData,
     /// Model (its denoising head is trained; the regression head is untouched).
     pub model: TransformerMConfig,
     /// Optimisation steps.
@@ -84,8 +98,15 @@ pub fn pretrain_denoising(
     }
     std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
     write_json(&run_dir.join("pretrain.json"), spec)?;
-    let qm9 = Qm9::load(&spec.data.dataset)?;
-    let (features, _) = featurize_subset(&qm9, &spec.data, spec.model.limits.max_hops, run_dir)?;
+    let features = match &spec.data {
+        PretrainData::Qm9(subset) => {
+            let qm9 = Qm9::load(&subset.dataset)?;
+            featurize_subset(&qm9, subset, spec.model.limits.max_hops, run_dir)?.0
+        }
+        PretrainData::Smiles(source) => {
+            featurize_conformers(source, spec.model.limits.max_hops, control, run_dir)?
+        }
+    };
     if features.is_empty() {
         return Err(TrainError::Invalid("no molecule to pretrain on".into()));
     }
@@ -116,6 +137,7 @@ pub fn pretrain_denoising(
         modes: ModeChoice::Fixed(Mode::ThreeD),
         mean: Vec::new(),
         std: Vec::new(),
+        loss: crate::masked_loss::LossKind::L1,
         noise_std: Some(spec.noise_std),
     };
     let mut settings = FitSettings {
@@ -185,7 +207,7 @@ pub fn pretrain_denoising(
     write_json(&run_dir.join("pretrain_metrics.json"), &summary)?;
     crate::plot::curves(
         &run_dir.join("pretrain_loss.png"),
-        "Transformer-M 3D denoising pretraining on QM9: 1 - cos",
+        "Transformer-M 3D denoising pretraining: 1 - cos",
         "step",
         &[
             (&losses, "per step"),
@@ -194,6 +216,61 @@ pub fn pretrain_denoising(
         "1 - cos(predicted, noise)",
     )?;
     Ok(summary)
+}
+
+/// The molecules of `source` that have a 3D conformer, with their rows; the others
+/// (unparsable, or left with a 2D layout or topological distances) are written with their
+/// reasons to `run_dir/featurize_report.json` and counted on stderr.
+///
+/// # Errors
+/// An unreadable file or column; an unwritable report.
+fn featurize_conformers(
+    source: &SmilesSource,
+    max_hops: usize,
+    control: &RunControl,
+    run_dir: &Path,
+) -> Result<Vec<(usize, GraphormerFeatures)>, TrainError> {
+    let smiles = source.read_smiles()?;
+    let featurizer = GraphormerFeaturizer {
+        max_hops,
+        conformer: source.conformer.clone(),
+    };
+    let cache = crate::open_conformer_cache(control.conformer_cache.as_deref());
+    let (features, mut report) = featurize_all_cached(
+        &smiles,
+        &featurizer,
+        control.progress != Progress::Quiet,
+        cache.as_ref(),
+    );
+    crate::print_cache_report(&report);
+    let mut kept = Vec::new();
+    for (row, f) in features.into_iter().enumerate() {
+        let Some(f) = f else { continue };
+        if f.coordinates.is_some() {
+            kept.push((row, f));
+        } else {
+            report.skipped.push(SkippedMolecule {
+                row,
+                smiles: smiles[row].clone(),
+                kind: "no_3d".into(),
+                reason: format!(
+                    "{}: no 3D conformer ({:?}), nothing to denoise",
+                    smiles[row], f.coordinate_source
+                ),
+            });
+        }
+    }
+    report.skipped.sort_by_key(|s| s.row);
+    report.n_skipped = report.skipped.len();
+    report.n_ok = kept.len();
+    write_json(&run_dir.join("featurize_report.json"), &report)?;
+    if report.n_skipped > 0 {
+        eprintln!(
+            "featurize: {} of {} molecules left out (see featurize_report.json); first: {}",
+            report.n_skipped, report.n_total, report.skipped[0].reason
+        );
+    }
+    Ok(kept)
 }
 
 impl PretrainSpec {

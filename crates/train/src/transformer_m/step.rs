@@ -1,5 +1,5 @@
-//! Transformer-M on the training engine: the supervised step (L1 on the standardised
-//! target, missing labels masked; modes sampled per molecule during training, the
+//! Transformer-M on the training engine: the supervised step (L1 or MSE on standardised
+//! targets, or BCE with logits; missing labels masked; modes sampled per molecule during training, the
 //! evaluation mode for validation) and the 3D denoising-pretraining step.
 
 use burn::prelude::*;
@@ -12,7 +12,8 @@ use rand::rngs::StdRng;
 
 use crate::denoising::denoising_loss;
 use crate::engine::EpochBatcher;
-use crate::masked_loss::MaskedTargets;
+use crate::example::Example;
+use crate::masked_loss::{LossKind, MaskedTargets};
 use crate::mode_sampling::ModeProbabilities;
 
 /// A Transformer-M trained on a graph-level target (the step functions live on this
@@ -30,16 +31,9 @@ pub struct TmDenoiser {
     pub model: TransformerM,
 }
 
-/// One featurized molecule and its labels (target units, NaN = missing).
-#[derive(Debug, Clone)]
-pub struct TmExample {
-    /// Dataset row (for error messages).
-    pub row: usize,
-    /// Features (with coordinates where the molecule has them).
-    pub features: GraphormerFeatures,
-    /// One label per task (empty for pretraining).
-    pub targets: Vec<f32>,
-}
+/// One featurized molecule (with coordinates where it has a 3D conformer) and its labels
+/// (target units, NaN = missing; empty for pretraining).
+pub type TmExample = Example<GraphormerFeatures>;
 
 /// A padded batch with its labels (or, for pretraining, its coordinate noise).
 #[derive(Debug, Clone)]
@@ -48,6 +42,8 @@ pub struct TmBatch {
     pub batch: TransformerMBatch,
     /// Labels (supervised).
     pub targets: Option<MaskedTargets>,
+    /// The supervised loss.
+    pub loss: LossKind,
     /// The noise added to the coordinates, `[B, N, 3]` Angstrom (pretraining).
     pub noise: Option<Tensor<3>>,
 }
@@ -68,10 +64,13 @@ pub struct TmBatcher {
     pub limits: EncodingLimits,
     /// Modes.
     pub modes: ModeChoice,
-    /// Per-task training mean and standard deviation (the loss uses standardised labels).
+    /// Per-task training mean and standard deviation (the loss uses standardised labels;
+    /// empty for classification).
     pub mean: Vec<f32>,
     /// See `mean`.
     pub std: Vec<f32>,
+    /// The supervised loss.
+    pub loss: LossKind,
     /// Standard deviation (Angstrom) of the Gaussian noise on heavy-atom coordinates
     /// (pretraining; `None` for supervised batches).
     pub noise_std: Option<f64>,
@@ -112,6 +111,7 @@ impl EpochBatcher<TmExample> for TmBatcher {
             return Ok(TmBatch {
                 batch: batch.with_coordinates(noisy),
                 targets: None,
+                loss: self.loss,
                 noise: Some(noise),
             });
         }
@@ -119,6 +119,7 @@ impl EpochBatcher<TmExample> for TmBatcher {
         Ok(TmBatch {
             batch,
             targets: Some(MaskedTargets::new(&labels, &self.mean, &self.std, device)),
+            loss: self.loss,
             noise: None,
         })
     }
@@ -137,7 +138,7 @@ fn supervised(
         1
     };
     let pred = model.forward_parallel(&item.batch, parts);
-    let loss = targets.l1(pred.clone());
+    let loss = targets.loss(item.loss, pred.clone());
     (loss.clone(), RegressionOutput::new(loss, pred, targets.raw))
 }
 

@@ -4,6 +4,7 @@
 
 mod pipeline;
 mod transformer_m_qm9;
+mod transformer_m_table;
 
 use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 

@@ -225,7 +225,8 @@ fn regression_learns_writes_the_run_and_resumes_exactly() {
         "C1CC".to_string(),
         "c1ccccc1O".to_string(),
     ];
-    let (preds, report, _) = predict_smiles(&straight, &smiles, &Device::flex(), None).unwrap();
+    let out = predict_smiles(&straight, &smiles, &Device::flex(), None).unwrap();
+    let (preds, report) = (out.predictions, out.report);
     assert_eq!(report.n_skipped, 1);
     assert!(preds[0].values.as_ref().unwrap()[0].is_finite());
     assert!(preds[1].values.is_none() && preds[1].error.as_ref().unwrap().contains("C1CC"));

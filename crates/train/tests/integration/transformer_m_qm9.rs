@@ -8,11 +8,13 @@ use burn::tensor::Device;
 use models::transformer_m::{Mode, TransformerMConfig};
 use mol_featurize::{ConformerOptions, Molecule, conformer};
 use train::TrainOptions;
+use train::masked_loss::LossKind;
 use train::qm9::{Qm9, convert_qm9_csv};
 use train::transformer_m::{
-    PretrainSpec, Qm9Subset, TmRunSpec, pretrain_denoising, train_transformer_m,
+    PretrainData, PretrainSpec, Qm9Subset, TmData, TmRunSpec, pretrain_denoising,
+    train_transformer_m,
 };
-use train::{ModeProbabilities, RunControl, RunKind, TrainError};
+use train::{ModeProbabilities, RunControl, RunKind, Task, TrainError};
 
 const SMILES: [&str; 40] = [
     "C", "N", "O", "CC", "CO", "CN", "C=O", "C#N", "CCC", "CCO", "CC=O", "CC#N", "COC", "CNC",
@@ -79,12 +81,12 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
     let pre_dir = dir.join("pretrain");
     let pre = pretrain_denoising(
         &PretrainSpec {
-            data: Qm9Subset {
+            data: PretrainData::Qm9(Qm9Subset {
                 dataset: data.clone(),
                 limit: None,
                 offset: 0,
                 subset_seed: 0,
-            },
+            }),
             model: tiny(),
             steps: 60,
             batch_size: 16,
@@ -111,13 +113,16 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
     // Fine-tuning from the pretrained model in 3D mode.
     let spec = TmRunSpec {
         kind: RunKind::TransformerM,
-        data: Qm9Subset {
+        data: TmData::Qm9(Qm9Subset {
             dataset: data.clone(),
             limit: None,
             offset: 0,
             subset_seed: 0,
-        },
-        target: "HOMO_LUMO_gap_au".into(),
+        }),
+        targets: vec!["HOMO_LUMO_gap_au".into()],
+        task: Task::Regression,
+        loss: LossKind::L1,
+        units: None,
         modes: ModeProbabilities::fixed(Mode::ThreeD),
         eval_mode: Mode::ThreeD,
         model: tiny(),
@@ -130,8 +135,8 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
             seed: 0,
         },
         init_from: Some(pre_dir.join("pretrained_model.bpk")),
-        target_mean: 0.0,
-        target_std: 1.0,
+        target_mean: Vec::new(),
+        target_std: Vec::new(),
     };
     let run = dir.join("finetune");
     let s = train_transformer_m(&spec, &run, &RunControl::default(), &device).unwrap();
@@ -211,8 +216,11 @@ fn transformer_m_and_pretraining_resume_exactly_after_an_interruption() {
     // is exercised as well as shuffling and dropout.
     let spec = TmRunSpec {
         kind: RunKind::TransformerM,
-        data: subset.clone(),
-        target: "HOMO_LUMO_gap_au".into(),
+        data: TmData::Qm9(subset.clone()),
+        targets: vec!["HOMO_LUMO_gap_au".into()],
+        task: Task::Regression,
+        loss: LossKind::L1,
+        units: None,
         modes: ModeProbabilities::new(),
         eval_mode: Mode::Both,
         model: tiny(),
@@ -225,8 +233,8 @@ fn transformer_m_and_pretraining_resume_exactly_after_an_interruption() {
             seed: 3,
         },
         init_from: None,
-        target_mean: 0.0,
-        target_std: 1.0,
+        target_mean: Vec::new(),
+        target_std: Vec::new(),
     };
     let straight = dir.join("straight");
     let a = train_transformer_m(&spec, &straight, &RunControl::default(), &device).unwrap();
@@ -248,7 +256,7 @@ fn transformer_m_and_pretraining_resume_exactly_after_an_interruption() {
     // Denoising pretraining: 38 molecules trained on (2 held out), batches of 10: 4 steps
     // per epoch; a budget of 18 steps is 4 epochs and 2 steps of a fifth.
     let pre = PretrainSpec {
-        data: subset,
+        data: PretrainData::Qm9(subset),
         model: tiny(),
         steps: 18,
         batch_size: 10,

@@ -1,0 +1,342 @@
+//! A training run on a molecule table, for any model family: read the table, featurize
+//! (conformer cache, skip report), drop unlabelled rows, split, standardise regression
+//! targets, train on the engine, evaluate every part, write `metrics.json`,
+//! `test_predictions.csv` and `curves.png`. MAT ([`crate::trainer`]) and Transformer-M
+//! ([`crate::transformer_m::train_table_transformer_m`]) bring only what differs: their
+//! featurizer, their engine fit and their batched inference ([`TableFamily`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use burn::prelude::*;
+use mol_featurize::FeaturizeReport;
+use mol_featurize::conformer::CoordinateMethod;
+
+use crate::checkpoint::write_json;
+use crate::data::MoleculeTable;
+use crate::engine::FitOutcome;
+use crate::error::TrainError;
+use crate::evaluation::{Part, part_metrics, write_test_predictions};
+use crate::example::Example;
+use crate::report::TrainSummary;
+use crate::run_control::RunControl;
+use crate::run_spec::{Labels, SplitSpec, Task};
+use crate::splits::split_rows;
+
+/// Where a table run's molecules and labels come from.
+#[derive(Debug, Clone)]
+pub(crate) struct TableInput {
+    /// The delimited file.
+    pub(crate) data: PathBuf,
+    /// SMILES column.
+    pub(crate) smiles_column: String,
+    /// Field delimiter.
+    pub(crate) delimiter: char,
+    /// Split.
+    pub(crate) split: SplitSpec,
+    /// Task and target columns (the scaling is computed by the run).
+    pub(crate) task: Task,
+    /// Target columns.
+    pub(crate) target_columns: Vec<String>,
+    /// Units of the targets.
+    pub(crate) units: Option<String>,
+}
+
+/// What a model family brings to a table run.
+pub(crate) trait TableFamily {
+    /// One molecule's inputs.
+    type Features: Clone + Send + Sync + 'static;
+    /// The trained model (plain device).
+    type Model;
+
+    /// Features of every SMILES (`None` where skipped) and the featurization report.
+    fn featurize(
+        &self,
+        smiles: &[String],
+        control: &RunControl,
+    ) -> (Vec<Option<Self::Features>>, FeaturizeReport);
+
+    /// Where a molecule's coordinates came from (the report counts them).
+    fn coordinate_source(features: &Self::Features) -> CoordinateMethod;
+
+    /// Records the labels' scaling in the run's spec and writes `run.json`.
+    ///
+    /// # Errors
+    /// An unwritable run directory.
+    fn write_spec(&mut self, labels: &Labels, run_dir: &Path) -> Result<(), TrainError>;
+
+    /// Trains on the engine and returns its outcome and the best epoch's model.
+    ///
+    /// # Errors
+    /// Engine, model-file or I/O errors.
+    fn fit(
+        &self,
+        labels: &Labels,
+        run_dir: &Path,
+        control: &RunControl,
+        device: &Device,
+        train: Arc<Vec<Example<Self::Features>>>,
+        valid: Arc<Vec<Example<Self::Features>>>,
+    ) -> Result<(FitOutcome, Self::Model), TrainError>;
+
+    /// Raw outputs `[n][tasks]` of `model` (standardised values or logits).
+    ///
+    /// # Errors
+    /// A molecule the model cannot take (naming it).
+    fn predict_raw(
+        &self,
+        model: &Self::Model,
+        features: &[&Self::Features],
+        device: &Device,
+    ) -> Result<Vec<Vec<f32>>, TrainError>;
+
+    /// Trainable parameters of `model`.
+    fn num_params(model: &Self::Model) -> usize;
+
+    /// The training loss's name for the learning-curve plot.
+    fn loss_name(&self, task: Task) -> &'static str;
+}
+
+/// Trains `family` on `input` into `run_dir` (see the module documentation).
+///
+/// # Errors
+/// Dataset, split, checkpoint or I/O errors ([`TrainError`]), each naming the file; a
+/// split without training or validation molecules; a target without a training label.
+pub(crate) fn train_table<M: TableFamily>(
+    family: &mut M,
+    input: &TableInput,
+    run_dir: &Path,
+    control: &RunControl,
+    device: &Device,
+) -> Result<TrainSummary, TrainError> {
+    std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
+    let table = MoleculeTable::read_delimited(
+        &input.data,
+        &input.smiles_column,
+        &input.target_columns,
+        crate::data::delimiter_byte(input.delimiter)?,
+    )?;
+    if table.is_empty() {
+        return Err(TrainError::Invalid(format!(
+            "{}: no rows",
+            input.data.display()
+        )));
+    }
+
+    let t0 = Instant::now();
+    let (features, report) = family.featurize(&table.smiles, control);
+    crate::print_cache_report(&report);
+    let featurize_seconds = t0.elapsed().as_secs_f64();
+    let (mut features, report) = drop_unlabelled(&table, features, report, M::coordinate_source);
+    write_json(&run_dir.join("featurize_report.json"), &report)?;
+    if report.n_skipped > 0 {
+        eprintln!(
+            "featurize: skipped {} of {} rows (see {}):",
+            report.n_skipped,
+            report.n_total,
+            run_dir.join("featurize_report.json").display()
+        );
+        for s in report.skipped.iter().take(10) {
+            eprintln!("  row {}: {}", s.row, s.reason);
+        }
+    }
+
+    let split = split_rows(&input.split, &table, &features)?;
+    let keep = |rows: &[usize]| -> (Vec<usize>, usize) {
+        let kept: Vec<usize> = rows
+            .iter()
+            .copied()
+            .filter(|&r| features[r].is_some())
+            .collect();
+        let dropped = rows.len() - kept.len();
+        (kept, dropped)
+    };
+    let (train_rows, d0) = keep(&split.train);
+    let (valid_rows, d1) = keep(&split.valid);
+    let (test_rows, d2) = keep(&split.test);
+    if train_rows.is_empty() || valid_rows.is_empty() {
+        return Err(TrainError::Invalid(
+            "the split leaves no training or validation molecule".into(),
+        ));
+    }
+
+    let mut labels = Labels {
+        task: input.task,
+        columns: input.target_columns.clone(),
+        mean: Vec::new(),
+        std: Vec::new(),
+    };
+    if input.task == Task::Regression {
+        (labels.mean, labels.std) = standardisation(&table, &train_rows, &input.target_columns)?;
+    }
+    family.write_spec(&labels, run_dir)?;
+
+    // The training and validation molecules move into the engine's examples (no copy);
+    // evaluation reads them from there.
+    let mut examples = |rows: &[usize]| -> Arc<Vec<Example<M::Features>>> {
+        Arc::new(
+            rows.iter()
+                .map(|&r| Example {
+                    row: r,
+                    features: features[r].take().expect("kept rows are featurized"),
+                    targets: table.targets[r].clone(),
+                })
+                .collect(),
+        )
+    };
+    let (train_examples, valid_examples) = (examples(&train_rows), examples(&valid_rows));
+    let (train, valid) = (part_of(&train_examples), part_of(&valid_examples));
+    let test = Part {
+        features: test_rows
+            .iter()
+            .map(|&r| features[r].as_ref().expect("kept rows are featurized"))
+            .collect(),
+        targets: test_rows
+            .iter()
+            .map(|&r| table.targets[r].clone())
+            .collect(),
+    };
+
+    let (state, best) = family.fit(
+        &labels,
+        run_dir,
+        control,
+        device,
+        train_examples.clone(),
+        valid_examples.clone(),
+    )?;
+
+    let raw = |p: &Part<M::Features>| family.predict_raw(&best, &p.features, device);
+    let (raw_train, raw_valid, raw_test) = (raw(&train)?, raw(&valid)?, raw(&test)?);
+    let m_train = part_metrics(&labels, &raw_train, &train.targets);
+    let m_valid = part_metrics(&labels, &raw_valid, &valid.targets);
+    let m_test = part_metrics(&labels, &raw_test, &test.targets);
+    write_test_predictions(
+        &run_dir.join("test_predictions.csv"),
+        &labels,
+        &raw_test,
+        &test_rows,
+        &test.targets,
+        &table,
+    )?;
+
+    let summary = TrainSummary {
+        task: input.task,
+        units: input.units.clone().unwrap_or_else(|| "target units".into()),
+        test_rmse: m_test.rmse,
+        test_mae: m_test.mae,
+        test_roc_auc: m_test.roc_auc,
+        valid_rmse: m_valid.rmse,
+        valid_mae: m_valid.mae,
+        valid_roc_auc: m_valid.roc_auc,
+        train: m_train,
+        valid: m_valid,
+        test: m_test,
+        epochs: state.history.len(),
+        n_missing_labels: [&train_rows, &valid_rows, &test_rows]
+            .iter()
+            .flat_map(|rows| rows.iter())
+            .map(|&r| table.targets[r].iter().filter(|v| v.is_nan()).count())
+            .sum(),
+        best_epoch: state.best_epoch,
+        train_seconds: state.train_seconds,
+        featurize_seconds,
+        n_skipped: report.n_skipped,
+        n_unlabelled: table.label_problems.len(),
+        n_dropped_from_split: [d0, d1, d2],
+        n_params: M::num_params(&best),
+    };
+    write_json(&run_dir.join("metrics.json"), &summary)?;
+    let tl: Vec<f64> = state.history.iter().map(|h| h.train_loss).collect();
+    let vl: Vec<f64> = state.history.iter().map(|h| h.valid_loss).collect();
+    crate::plot::loss_curves(
+        &run_dir.join("curves.png"),
+        &tl,
+        &vl,
+        family.loss_name(input.task),
+    )?;
+    Ok(summary)
+}
+
+/// The evaluation view of a split part's examples.
+fn part_of<F>(examples: &[Example<F>]) -> Part<'_, F> {
+    Part {
+        features: examples.iter().map(|e| &e.features).collect(),
+        targets: examples.iter().map(|e| e.targets.clone()).collect(),
+    }
+}
+
+/// Per-task mean and standard deviation of the present training labels (a task with one
+/// label, or all equal, gets standard deviation 1).
+///
+/// # Errors
+/// A target without any label among the training rows.
+fn standardisation(
+    table: &MoleculeTable,
+    train_rows: &[usize],
+    columns: &[String],
+) -> Result<(Vec<f32>, Vec<f32>), TrainError> {
+    let present = |j: usize| -> Vec<f32> {
+        train_rows
+            .iter()
+            .map(|&r| table.targets[r][j])
+            .filter(|v| v.is_finite())
+            .collect()
+    };
+    if let Some(j) = (0..columns.len()).find(|&j| present(j).is_empty()) {
+        return Err(TrainError::Invalid(format!(
+            "target {:?} has no label among the training molecules of this split",
+            columns[j]
+        )));
+    }
+    Ok((0..columns.len())
+        .map(|j| {
+            let ys = present(j);
+            let n = ys.len() as f32;
+            let m = ys.iter().sum::<f32>() / n;
+            let var = ys.iter().map(|y| (y - m).powi(2)).sum::<f32>() / n;
+            // One label, or all equal: no spread to scale by.
+            let std = if ys.len() < 2 || var <= 0.0 {
+                1.0
+            } else {
+                var.sqrt()
+            };
+            (m, std)
+        })
+        .unzip())
+}
+
+/// Removes rows without a usable label from `features` and lists them in `report` (a
+/// row that also failed featurization keeps its featurization reason).
+fn drop_unlabelled<F>(
+    table: &MoleculeTable,
+    mut features: Vec<Option<F>>,
+    mut report: FeaturizeReport,
+    source: fn(&F) -> CoordinateMethod,
+) -> (Vec<Option<F>>, FeaturizeReport) {
+    for problem in &table.label_problems {
+        if let Some(f) = features[problem.row].take() {
+            if let Some(count) = report.coordinate_sources.get_mut(&source(&f)) {
+                *count -= 1;
+            }
+            report.n_ok -= 1;
+            report.skipped.push(problem.clone());
+        } else if let Some(entry) = report.skipped.iter_mut().find(|s| s.row == problem.row) {
+            // Already skipped by featurization: keep that reason, and say the label is
+            // missing too, so every unlabelled row shows in the report.
+            entry.reason.push_str(&format!("; also {}", problem.reason));
+        }
+    }
+    report.coordinate_sources.retain(|_, n| *n > 0);
+    report.skipped.sort_by_key(|s| s.row);
+    report.n_skipped = report.skipped.len();
+    if !table.label_problems.is_empty() {
+        eprintln!(
+            "data: {} of {} rows have no usable label and are not trained on",
+            table.label_problems.len(),
+            table.len()
+        );
+    }
+    (features, report)
+}

@@ -1,0 +1,208 @@
+//! Transformer-M on the user's molecule table: 2D encodings from the SMILES graph, the
+//! 3D channel from conformers (the same ETKDG + UFF pipeline, cache and fallbacks as MAT;
+//! a molecule left without a 3D conformer runs in 2D), regression or binary
+//! classification, several tasks with missing labels, the same splits, reports and
+//! prediction files as MAT ([`crate::table_run`]).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use burn::optim::AdamConfig;
+use burn::prelude::*;
+use models::transformer_m::TransformerM;
+use mol_featurize::conformer::CoordinateMethod;
+use mol_featurize::graphormer::GraphormerFeatures;
+use mol_featurize::{FeaturizeReport, featurize_all_cached};
+
+use super::step::{ModeChoice, TmBatcher, TmLearner};
+use super::{TmData, TmRunSpec, initial_model, predict_raw};
+use crate::checkpoint::write_json;
+use crate::engine::schedule::{WarmupLinear, warmup_steps};
+use crate::engine::{self, FitOutcome, FitSettings, MetricKind, Progress, Selection, TaskMetric};
+use crate::error::TrainError;
+use crate::example::Example;
+use crate::masked_loss::LossKind;
+use crate::report::TrainSummary;
+use crate::run_control::RunControl;
+use crate::run_spec::{Labels, Task};
+use crate::table_run::{TableFamily, TableInput, train_table};
+
+/// Trains a Transformer-M on the molecule table of `spec` ([`TmData::Table`]), writing
+/// into `run_dir` what a MAT run writes: `run.json`, `featurize_report.json`, burn-train's
+/// `train/`, `valid/` and `checkpoint/`, `best_model.bpk`, `metrics.json` (the same
+/// [`TrainSummary`]), `curves.png`, `test_predictions.csv`. Early stopping watches the
+/// validation RMSE (regression) or ROC-AUC (classification); the learning rate warms up
+/// linearly over `spec.train.warmup_fraction` of the steps, then decays linearly.
+///
+/// # Errors
+/// A QM9 spec (use [`super::train_transformer_m`]), a classification run with a
+/// regression loss or the reverse, a model with another number of outputs than targets;
+/// dataset, split, model-file or I/O errors naming the file.
+pub fn train_table_transformer_m(
+    spec: &TmRunSpec,
+    run_dir: &Path,
+    control: &RunControl,
+    device: &Device,
+) -> Result<TrainSummary, TrainError> {
+    let TmData::Table(source) = &spec.data else {
+        return Err(TrainError::Invalid(
+            "train_table_transformer_m trains on a molecule table; QM9 runs go through \
+             train_transformer_m"
+                .into(),
+        ));
+    };
+    let classification = spec.task == Task::Classification;
+    if classification != (spec.loss == LossKind::BceWithLogits) {
+        return Err(TrainError::Invalid(format!(
+            "loss {:?} does not fit a {:?} task",
+            spec.loss, spec.task
+        )));
+    }
+    if spec.model.num_targets != spec.targets.len() {
+        return Err(TrainError::Invalid(format!(
+            "the model has {} outputs for {} targets",
+            spec.model.num_targets,
+            spec.targets.len()
+        )));
+    }
+    let input = TableInput {
+        data: source.molecules.path.clone(),
+        smiles_column: source.molecules.smiles_column.clone(),
+        delimiter: source.molecules.delimiter,
+        split: source.split.clone(),
+        task: spec.task,
+        target_columns: spec.targets.clone(),
+        units: spec.units.clone(),
+    };
+    train_table(
+        &mut TmFamily { spec: spec.clone() },
+        &input,
+        run_dir,
+        control,
+        device,
+    )
+}
+
+/// Transformer-M's part of a table run.
+struct TmFamily {
+    spec: TmRunSpec,
+}
+
+impl TableFamily for TmFamily {
+    type Features = GraphormerFeatures;
+    type Model = TransformerM;
+
+    fn featurize(
+        &self,
+        smiles: &[String],
+        control: &RunControl,
+    ) -> (Vec<Option<GraphormerFeatures>>, FeaturizeReport) {
+        let cache = crate::open_conformer_cache(control.conformer_cache.as_deref());
+        featurize_all_cached(
+            smiles,
+            &self.spec.featurizer(),
+            control.progress != Progress::Quiet,
+            cache.as_ref(),
+        )
+    }
+
+    fn coordinate_source(features: &GraphormerFeatures) -> CoordinateMethod {
+        features.coordinate_source
+    }
+
+    fn write_spec(&mut self, labels: &Labels, run_dir: &Path) -> Result<(), TrainError> {
+        self.spec.target_mean = labels.mean.clone();
+        self.spec.target_std = labels.std.clone();
+        write_json(&run_dir.join("run.json"), &self.spec)
+    }
+
+    fn fit(
+        &self,
+        labels: &Labels,
+        run_dir: &Path,
+        control: &RunControl,
+        device: &Device,
+        train: Arc<Vec<Example<GraphormerFeatures>>>,
+        valid: Arc<Vec<Example<GraphormerFeatures>>>,
+    ) -> Result<(FitOutcome, TransformerM), TrainError> {
+        let spec = &self.spec;
+        let devices = control.devices_or(device);
+        let ad = devices.main().clone().autodiff();
+        ad.seed(spec.train.seed);
+        let model = initial_model(spec, &ad)?;
+        let kind = match spec.task {
+            Task::Regression => MetricKind::Rmse,
+            Task::Classification => MetricKind::RocAuc,
+        };
+        let settings = FitSettings::supervised(
+            run_dir,
+            &spec.train,
+            control,
+            devices,
+            Selection::Metric(TaskMetric::new(
+                kind,
+                labels.columns.len(),
+                &labels.mean,
+                &labels.std,
+            )),
+        );
+        let total = spec.train.epochs * settings.steps_per_epoch(train.len());
+        let warmup = warmup_steps(spec.train.warmup_fraction, total);
+        let scheduler = WarmupLinear::new(spec.train.learning_rate, warmup, total);
+        let batcher = |modes: ModeChoice| TmBatcher {
+            limits: spec.model.limits,
+            modes,
+            mean: labels.mean.clone(),
+            std: labels.std.clone(),
+            loss: spec.loss,
+            noise_std: None,
+        };
+        let outcome = engine::fit(
+            TmLearner { model },
+            AdamConfig::new().init(),
+            scheduler.into(),
+            train,
+            batcher(ModeChoice::Sample(spec.modes.clone())),
+            valid,
+            batcher(ModeChoice::Fixed(spec.eval_mode)),
+            &settings,
+        )?;
+        let best = engine::keep_best(
+            TmLearner {
+                model: spec.model.init(device),
+            },
+            |l| l.model,
+            run_dir,
+            outcome.best_epoch,
+        )?;
+        Ok((outcome, best))
+    }
+
+    fn predict_raw(
+        &self,
+        model: &TransformerM,
+        features: &[&GraphormerFeatures],
+        device: &Device,
+    ) -> Result<Vec<Vec<f32>>, TrainError> {
+        predict_raw(
+            model,
+            features,
+            &self.spec.model.limits,
+            self.spec.eval_mode,
+            self.spec.train.batch_size,
+            device,
+        )
+    }
+
+    fn num_params(model: &TransformerM) -> usize {
+        model.num_params()
+    }
+
+    fn loss_name(&self, _task: Task) -> &'static str {
+        match self.spec.loss {
+            LossKind::L1 => "L1 (standardised targets)",
+            LossKind::Mse => "MSE (standardised targets)",
+            LossKind::BceWithLogits => "BCE",
+        }
+    }
+}
