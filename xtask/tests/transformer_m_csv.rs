@@ -1,6 +1,6 @@
-//! `cargo xtask` end to end with Transformer-M on a CSV (issue #20): `train`, `predict`
-//! and `export` (verified in ONNX Runtime and tract when this binary has the `onnx`
-//! feature, as in CI's full build) on a subset of ESOL, as a user runs them.
+//! `cargo xtask` end to end with Transformer-M on a CSV (issue #20): `train`, `predict`,
+//! `featurize` and `export` (verified in ONNX Runtime and tract; built with the `onnx`
+//! feature, as CI's full build is) on a subset of ESOL, as a user runs them.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -79,6 +79,24 @@ fn transformer_m_trains_on_a_csv_predicts_and_exports() {
         "x.pt",
     ]);
     assert!(!ok && text.contains("--pretrained"), "{text}");
+    // 3D mode without 3D conformers would train a 2D model: refused before any work.
+    let (ok, text) = xtask(&[
+        "train",
+        "--model",
+        "transformer-m",
+        "--data",
+        data,
+        "--out",
+        run,
+        "--mode",
+        "3d",
+        "--coords",
+        "layout2d",
+    ]);
+    assert!(
+        !ok && text.contains("--mode 3d needs 3D conformers"),
+        "{text}"
+    );
 
     let predictions = dir.join("predictions.csv");
     let (ok, text) = xtask(&[
@@ -104,6 +122,28 @@ fn transformer_m_trains_on_a_csv_predicts_and_exports() {
     assert!(first[2].parse::<f32>().unwrap().is_finite(), "{}", lines[1]);
     assert!(lines[2].starts_with("1,C1CC,,"), "{}", lines[2]);
 
+    // The run's featurization, as JSON (Graphormer features with their coordinates).
+    let features = dir.join("features.json");
+    let (ok, text) = xtask(&[
+        "featurize",
+        "--run",
+        run,
+        "--data",
+        data,
+        "--no-cache",
+        "--out",
+        features.to_str().unwrap(),
+    ]);
+    assert!(ok, "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&features).unwrap()).unwrap();
+    let first = &json["features"][0];
+    assert!(
+        first["spd"].is_array() && first["path_bonds"].is_array(),
+        "{first}"
+    );
+    assert_eq!(json["report"]["n_total"], 120);
+
     let onnx = dir.join("model.onnx");
     let (ok, text) = xtask(&[
         "export",
@@ -114,15 +154,34 @@ fn transformer_m_trains_on_a_csv_predicts_and_exports() {
         "--out",
         onnx.to_str().unwrap(),
     ]);
-    if text.contains("needs the `onnx` feature") {
-        eprintln!("export not checked: this xtask binary was built without `onnx`");
-    } else {
+    if cfg!(feature = "onnx") {
         assert!(ok, "{text}");
         assert!(text.contains("verified: every runtime within"), "{text}");
         assert!(
             text.contains("ONNX Runtime vs Burn") && text.contains("tract        vs Burn"),
             "{text}"
         );
+        // The exported model's inputs, written by featurize in the run's evaluation mode.
+        let npz = dir.join("inputs.npz");
+        let (ok, text) = xtask(&[
+            "featurize",
+            "--run",
+            run,
+            "--data",
+            data,
+            "--no-cache",
+            "--format",
+            "npz",
+            "--out",
+            npz.to_str().unwrap(),
+        ]);
+        assert!(ok, "{text}");
+        assert!(
+            text.contains("atom_index [120,") && text.contains("use_3d [120]"),
+            "{text}"
+        );
+    } else {
+        assert!(!ok && text.contains("needs the `onnx` feature"), "{text}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

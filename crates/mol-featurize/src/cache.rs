@@ -3,10 +3,12 @@
 //! The 3D embedding (ETKDG + UFF) is nearly all of featurization's cost; parsing and the
 //! MAT features of a molecule take microseconds. So the cache holds what
 //! [`conformer::coordinates`] returned for one input, and everything that featurizes
-//! SMILES through [`crate::dataset::featurize_all_cached`] (MAT training, prediction,
-//! `cargo xtask featurize`) reads it, whatever its feature settings (charge encoding,
-//! `reference_compat`), which cannot change the coordinates and are recomputed from the
-//! molecule each time. (Transformer-M trains on QM9's own geometries: no conformers.)
+//! SMILES through [`crate::dataset::featurize_all_cached`] (MAT and Transformer-M training
+//! on a table, prediction, `cargo xtask featurize`) reads it, whatever the model and its
+//! feature settings (charge encoding, `reference_compat`), which cannot change the
+//! coordinates and are recomputed from the molecule each time: a MAT run and a
+//! Transformer-M run with the same seed share their conformers. (On QM9, Transformer-M
+//! uses the dataset's own geometries: no conformers.)
 //!
 //! - Key: SHA-256 of [`crate::VERSION`], the [`ConformerOptions`] (method, seed, attempts,
 //!   size limit, UFF on/off, as JSON) and the input SMILES exactly as given (trimmed). A

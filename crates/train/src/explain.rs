@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::TrainError;
 use crate::plot::{heat_map, svg_to_png};
 use crate::run_kind::RunKind;
-use crate::run_spec::{RunSpec, Task};
+use crate::run_spec::RunSpec;
 use crate::transformer_m::TmRunSpec;
 
 /// What [`explain`] found for one molecule (written as `explanation.json`).
@@ -173,13 +173,7 @@ fn explain_mat(
         .ok_or_else(|| invalid("no gradient at the embedded atoms"))?;
     let per_token = values((embedded.inner() * grad).sum_dim(2))?;
     let raw = values(first.inner())?[0];
-    let prediction = match spec.task {
-        Task::Regression => {
-            raw * spec.target_std.first().copied().unwrap_or(1.0)
-                + spec.target_mean.first().copied().unwrap_or(0.0)
-        }
-        Task::Classification => 1.0 / (1.0 + (-raw).exp()),
-    };
+    let prediction = spec.labels().output(&[raw])[0];
     Ok(Explanation {
         smiles: smiles.to_string(),
         model: "mat".into(),

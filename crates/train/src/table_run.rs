@@ -123,6 +123,9 @@ pub(crate) fn train_table<M: TableFamily>(
             input.data.display()
         )));
     }
+    if input.task == Task::Classification {
+        check_binary(&table, &input.target_columns, &input.data)?;
+    }
 
     let t0 = Instant::now();
     let (features, report) = family.featurize(&table.smiles, control);
@@ -257,6 +260,29 @@ pub(crate) fn train_table<M: TableFamily>(
         family.loss_name(input.task),
     )?;
     Ok(summary)
+}
+
+/// Binary classification takes labels 0 and 1 (or missing).
+///
+/// # Errors
+/// [`TrainError::Invalid`] naming the first other label's row, SMILES, column and value.
+fn check_binary(table: &MoleculeTable, columns: &[String], path: &Path) -> Result<(), TrainError> {
+    for (row, labels) in table.targets.iter().enumerate() {
+        if let Some((j, v)) = labels
+            .iter()
+            .enumerate()
+            .find(|(_, v)| v.is_finite() && **v != 0.0 && **v != 1.0)
+        {
+            return Err(TrainError::Invalid(format!(
+                "{}: row {row} ({}): label {v} in column {:?} is not 0 or 1; a classification \
+                 task takes binary labels (use --task regression for real values)",
+                path.display(),
+                table.smiles[row],
+                columns[j]
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The evaluation view of a split part's examples.

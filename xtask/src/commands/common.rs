@@ -57,7 +57,7 @@ pub fn missing_feature(feature: &str, what: &str) -> anyhow::Error {
 pub enum ModelArg {
     /// Molecule Attention Transformer.
     Mat,
-    /// Transformer-M (2D and 3D channels); trains on --dataset qm9.
+    /// Transformer-M (2D and 3D channels): on a CSV (--data) or QM9 (--dataset qm9).
     TransformerM,
 }
 
@@ -79,7 +79,8 @@ pub enum PresetArg {
     Base,
 }
 
-/// `--coords`: where MAT's distance matrices come from.
+/// `--coords`: where the coordinates come from (MAT's distance matrices,
+/// Transformer-M's 3D channel).
 #[derive(Clone, Copy, ValueEnum)]
 pub enum CoordsArg {
     /// ETKDG 3D conformer, falling back to 2D then topological.
@@ -88,6 +89,13 @@ pub enum CoordsArg {
     Layout2d,
     /// Shortest-path distances only.
     Topological,
+}
+
+/// How a flag's value is spelled on the command line (clap's name for it).
+pub fn spelling<T: ValueEnum>(value: &T) -> String {
+    value
+        .to_possible_value()
+        .map_or_else(String::new, |v| v.get_name().to_string())
 }
 
 impl From<CoordsArg> for CoordinateMethod {

@@ -156,7 +156,8 @@ mod onnx {
     /// A Transformer-M run's best model; inputs: held-out molecules in the run's
     /// evaluation mode, as batches of 8 and 3 (a QM9 run: the QM9 molecules right after
     /// its subset, never trained on, with their DFT geometries; a table run: molecules of
-    /// its test predictions, featurized as in training).
+    /// its test predictions, then of its table if those are too few, featurized as in
+    /// training).
     fn transformer_m_from_run(run: &Path, device: &Device) -> Result<Export> {
         use models::transformer_m::TransformerMBatch;
         use train::transformer_m::{TmData, TmRunSpec};
@@ -164,12 +165,18 @@ mod onnx {
         let model = spec.load_best_model(run, device)?;
         let feats = match &spec.data {
             TmData::Qm9(subset) => held_out_qm9(run, subset, spec.model.limits.max_hops)?,
-            TmData::Table(_) => {
+            TmData::Table(source) => {
+                // The test molecules first; a small run tops them up from its table
+                // (the numbers are compared, so seen molecules serve as well).
                 let held_out = run.join("test_predictions.csv");
-                let smiles = train::data::read_smiles_csv(&held_out, "smiles")
+                let mut smiles = train::data::read_smiles_csv(&held_out, "smiles")
                     .with_context(|| format!("held-out molecules from {}", held_out.display()))?;
-                let (features, _) =
-                    featurize_all(&smiles[..smiles.len().min(20)], &spec.featurizer(), false);
+                smiles.truncate(20);
+                if smiles.len() < 20 {
+                    let more = source.molecules.read_smiles()?;
+                    smiles.extend(more.into_iter().take(20 - smiles.len()));
+                }
+                let (features, _) = featurize_all(&smiles, &spec.featurizer(), false);
                 features.into_iter().flatten().take(11).collect()
             }
         };
@@ -204,7 +211,7 @@ mod onnx {
             ("molattn.task".into(), serde_json::to_string(&spec.task)?),
             (
                 "molattn.targets".into(),
-                serde_json::to_string(&spec.targets)?,
+                serde_json::to_string(&spec.target_columns)?,
             ),
             (
                 "molattn.eval_mode".into(),

@@ -46,6 +46,10 @@ pub struct FeaturizeArgs {
     /// Coordinates: MAT's distance matrices, Transformer-M's 3D channel.
     #[arg(long, value_enum, default_value = "embed3d")]
     pub coords: CoordsArg,
+    /// Conformer seed; `train --seed` uses the same one, so a later `train` with that
+    /// seed reads these conformers from the cache.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
     /// Write the features here (see --format).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -136,7 +140,7 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
         RunKind::Mat => {
             let featurizer = match &args.run {
                 Some(run) => RunSpec::load(run)?.featurizer,
-                None => featurizer(args.coords, 42, false),
+                None => featurizer(args.coords, args.seed, false),
             };
             let features = featurize(&smiles, &rows, &featurizer, cache)?;
             out.write(&features, |ok| {
@@ -155,7 +159,7 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
                     let limits = mol_featurize::graphormer::EncodingLimits::default();
                     let featurizer = GraphormerFeaturizer {
                         max_hops: limits.max_hops,
-                        conformer: featurizer(args.coords, 42, false).conformer,
+                        conformer: featurizer(args.coords, args.seed, false).conformer,
                     };
                     (featurizer, limits, Mode::Both)
                 }

@@ -19,7 +19,7 @@ pub struct PretrainArgs {
     #[arg(long, value_enum, default_value = "transformer-m")]
     pub model: ModelArg,
     /// Dataset (qm9), when no --data is given.
-    #[arg(long, value_enum, default_value = "qm9")]
+    #[arg(long, value_enum, default_value = "qm9", conflicts_with = "data")]
     pub dataset: DatasetArg,
     /// Pretrain on these molecules instead: a CSV (or other delimited file) with a
     /// SMILES column; labels are not needed. Each gets an ETKDG + UFF conformer (cached);
@@ -38,13 +38,13 @@ pub struct PretrainArgs {
     /// With --data: embed every molecule; neither read nor write the conformer cache.
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
-    /// QM9: molecules used.
-    #[arg(long, default_value_t = 20000)]
-    pub limit: usize,
+    /// QM9: molecules used [default: 20000].
+    #[arg(long, conflicts_with = "data")]
+    pub limit: Option<usize>,
     /// QM9: skip this many molecules of the shuffled dataset (10000 keeps clear of a
-    /// `train --limit 10000` subset).
-    #[arg(long, default_value_t = 10000)]
-    pub offset: usize,
+    /// `train --limit 10000` subset) [default: 10000].
+    #[arg(long, conflicts_with = "data")]
+    pub offset: Option<usize>,
     /// Optimisation steps.
     #[arg(long, default_value_t = 300)]
     pub steps: usize,
@@ -93,8 +93,8 @@ pub fn run(args: PretrainArgs) -> Result<()> {
             let DatasetArg::Qm9 = args.dataset;
             PretrainData::Qm9(Qm9Subset {
                 dataset: data_qm9(args.cache.clone(), false)?,
-                limit: Some(args.limit),
-                offset: args.offset,
+                limit: Some(args.limit.unwrap_or(20000)),
+                offset: args.offset.unwrap_or(10000),
                 subset_seed: 0,
             })
         }

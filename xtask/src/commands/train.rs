@@ -14,7 +14,9 @@ use train::transformer_m::{
 };
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
-use super::common::{CoordsArg, DatasetArg, ModelArg, PresetArg, conformer_cache_dir, featurizer};
+use super::common::{
+    CoordsArg, DatasetArg, ModelArg, PresetArg, conformer_cache_dir, featurizer, spelling,
+};
 use super::data::data_qm9;
 use super::engine_args::EngineArgs;
 use super::train_transformer_m::{
@@ -104,7 +106,8 @@ pub struct SharedTrainArgs {
     #[arg(long, value_enum)]
     pub task: Option<TaskArg>,
     /// Coordinates: MAT's distance matrices; Transformer-M's 3D channel (only a 3D
-    /// conformer feeds it: with layout2d or topological every molecule runs in 2D).
+    /// conformer feeds it, so Transformer-M takes layout2d or topological with --mode 2d
+    /// only).
     #[arg(long, value_enum, default_value = "embed3d")]
     pub coords: CoordsArg,
 }
@@ -188,18 +191,75 @@ pub fn run(args: TrainArgs, argv: &[String]) -> Result<()> {
         ModelArg::Mat => parse_family::<MatTrainArgs>(argv),
         ModelArg::TransformerM => parse_family::<TmTrainArgs>(argv),
     };
-    if let Err(e) = parsed {
-        e.exit();
+    match parsed {
+        Ok(matches) => train(args, &matches),
+        Err(e) => e.exit(),
     }
-    train(args)
 }
 
-fn train(args: TrainArgs) -> Result<()> {
+/// Flags that describe a molecule table (`--data`), refused with `--dataset qm9` rather
+/// than silently ignored.
+const TABLE_FLAGS: [&str; 10] = [
+    "data",
+    "splits",
+    "split",
+    "smiles_column",
+    "targets_from",
+    "delimiter",
+    "units",
+    "task",
+    "coords",
+    "no_cache",
+];
+
+/// The flags among `ids` that the user typed (not defaults), as `--flag-name`.
+fn given(matches: &ArgMatches, ids: &[&str]) -> Vec<String> {
+    ids.iter()
+        .filter(|id| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+        .map(|id| format!("--{}", id.replace('_', "-")))
+        .collect()
+}
+
+/// Optimisation flags as [`TrainOptions`] with the family's warm-up share.
+fn options(shared: &SharedTrainArgs, warmup_fraction: f64) -> TrainOptions {
+    TrainOptions {
+        epochs: shared.epochs,
+        batch_size: shared.batch_size,
+        learning_rate: shared.lr,
+        warmup_fraction,
+        patience: shared.patience,
+        seed: shared.seed,
+    }
+}
+
+fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
     let shared = &args.shared;
-    if let ModelArg::TransformerM = shared.model
-        && let Some(DatasetArg::Qm9) = args.tm.dataset
-    {
-        return train_qm9(&args);
+    if let ModelArg::TransformerM = shared.model {
+        if let Some(DatasetArg::Qm9) = args.tm.dataset {
+            let table_only = given(matches, &TABLE_FLAGS);
+            if !table_only.is_empty() {
+                bail!(
+                    "{} describe a CSV (--data), not --dataset qm9",
+                    table_only.join(", ")
+                );
+            }
+            return train_qm9(&args);
+        }
+        let qm9_only = given(matches, &["limit", "offset"]);
+        if !qm9_only.is_empty() {
+            bail!(
+                "{} select QM9 molecules (--dataset qm9)",
+                qm9_only.join(", ")
+            );
+        }
+        if !matches!(args.tm.mode, ModeArg::TwoD) && !matches!(shared.coords, CoordsArg::Embed3d) {
+            bail!(
+                "--mode {} needs 3D conformers, but --coords {} gives none (every molecule \
+                 would run in 2D): use --coords embed3d or --mode 2d",
+                spelling(&args.tm.mode),
+                spelling(&shared.coords)
+            );
+        }
     }
     let data = shared.data.clone().context(match shared.model {
         ModelArg::Mat => "--data CSV is required for --model mat",
@@ -236,14 +296,6 @@ fn train(args: TrainArgs) -> Result<()> {
         conformer_cache: conformer_cache_dir(shared.cache.clone(), shared.no_cache),
         ..engine.control()?
     };
-    let options = |warmup_fraction: f64| TrainOptions {
-        epochs: shared.epochs,
-        batch_size: shared.batch_size,
-        learning_rate: shared.lr,
-        warmup_fraction,
-        patience: shared.patience,
-        seed: shared.seed,
-    };
     let featurizer = featurizer(shared.coords, shared.seed, args.mat.reference_compat);
     let summary = match shared.model {
         ModelArg::TransformerM => {
@@ -271,14 +323,14 @@ fn train(args: TrainArgs) -> Result<()> {
                     },
                     split,
                 }),
-                targets,
+                target_columns: targets,
                 task,
                 loss,
                 units: shared.units.clone(),
                 modes,
                 eval_mode,
                 model,
-                train: options(train::transformer_m::WARMUP_FRACTION),
+                train: options(shared, train::transformer_m::WARMUP_FRACTION),
                 init_from,
                 target_mean: Vec::new(),
                 target_std: Vec::new(),
@@ -305,7 +357,7 @@ fn train(args: TrainArgs) -> Result<()> {
                 task,
                 featurizer,
                 model,
-                train: options(train::run_spec::MAT_WARMUP_FRACTION),
+                train: options(shared, train::run_spec::MAT_WARMUP_FRACTION),
                 target_mean: Vec::new(),
                 target_std: Vec::new(),
                 pretrained: args.mat.pretrained.clone(),
@@ -338,13 +390,10 @@ fn train_qm9(args: &TrainArgs) -> Result<()> {
         offset: args.tm.offset,
         mode: args.tm.mode,
         model,
-        train: TrainOptions {
-            epochs: shared.epochs,
-            batch_size: shared.batch_size,
-            learning_rate: shared.lr,
-            warmup_fraction: train::transformer_m::WARMUP_FRACTION,
-            patience: shared.patience,
-            seed: shared.seed,
+        train: options(shared, train::transformer_m::WARMUP_FRACTION),
+        loss: match args.tm.loss {
+            LossArg::L1 => LossKind::L1,
+            LossArg::Mse => LossKind::Mse,
         },
         init_from: args.tm.init_from.clone(),
         size: args.tm.size.clone(),

@@ -171,6 +171,8 @@ pub struct TmTrain {
     pub model: TransformerMConfig,
     /// Optimisation.
     pub train: TrainOptions,
+    /// Regression loss.
+    pub loss: train::masked_loss::LossKind,
     /// Pretraining run directory or model file.
     pub init_from: Option<PathBuf>,
     /// Size flags (--layers, --d-model, --num-heads, --kernels, --layer-norm).
@@ -195,9 +197,9 @@ pub fn train_tm(args: TmTrain) -> Result<()> {
             offset: args.offset,
             subset_seed: 0,
         }),
-        targets: vec![args.target],
+        target_columns: vec![args.target],
         task: train::Task::Regression,
-        loss: train::masked_loss::LossKind::L1,
+        loss: args.loss,
         units: None,
         modes,
         eval_mode,

@@ -13,8 +13,9 @@ use mol_featurize::graphormer::GraphormerFeatures;
 use mol_featurize::{GraphormerFeaturizer, SkippedMolecule, featurize_all_cached};
 use serde::{Deserialize, Serialize};
 
+use super::qm9_run::featurize_subset;
 use super::step::{ModeChoice, TmBatcher, TmDenoiser, TmExample};
-use super::{Qm9Subset, SmilesSource, featurize_subset};
+use super::{Qm9Subset, SmilesSource};
 use crate::checkpoint::write_json;
 use crate::engine::schedule::WarmupLinear;
 use crate::engine::{self, FitSettings, Progress, Selection};

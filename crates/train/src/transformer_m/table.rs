@@ -7,18 +7,15 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use burn::optim::AdamConfig;
 use burn::prelude::*;
-use models::transformer_m::TransformerM;
+use models::transformer_m::{Mode, TransformerM};
 use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::graphormer::GraphormerFeatures;
 use mol_featurize::{FeaturizeReport, featurize_all_cached};
 
-use super::step::{ModeChoice, TmBatcher, TmLearner};
-use super::{TmData, TmRunSpec, initial_model, predict_raw};
+use super::{TmData, TmRunSpec, fit, predict_raw};
 use crate::checkpoint::write_json;
-use crate::engine::schedule::{WarmupLinear, warmup_steps};
-use crate::engine::{self, FitOutcome, FitSettings, MetricKind, Progress, Selection, TaskMetric};
+use crate::engine::{FitOutcome, MetricKind, Progress};
 use crate::error::TrainError;
 use crate::example::Example;
 use crate::masked_loss::LossKind;
@@ -58,11 +55,11 @@ pub fn train_table_transformer_m(
             spec.loss, spec.task
         )));
     }
-    if spec.model.num_targets != spec.targets.len() {
+    if spec.model.num_targets != spec.target_columns.len() {
         return Err(TrainError::Invalid(format!(
             "the model has {} outputs for {} targets",
             spec.model.num_targets,
-            spec.targets.len()
+            spec.target_columns.len()
         )));
     }
     let input = TableInput {
@@ -71,7 +68,7 @@ pub fn train_table_transformer_m(
         delimiter: source.molecules.delimiter,
         split: source.split.clone(),
         task: spec.task,
-        target_columns: spec.targets.clone(),
+        target_columns: spec.target_columns.clone(),
         units: spec.units.clone(),
     };
     train_table(
@@ -98,12 +95,25 @@ impl TableFamily for TmFamily {
         control: &RunControl,
     ) -> (Vec<Option<GraphormerFeatures>>, FeaturizeReport) {
         let cache = crate::open_conformer_cache(control.conformer_cache.as_deref());
-        featurize_all_cached(
+        let (features, report) = featurize_all_cached(
             smiles,
             &self.spec.featurizer(),
             control.progress != Progress::Quiet,
             cache.as_ref(),
-        )
+        );
+        let flat = features
+            .iter()
+            .flatten()
+            .filter(|f| f.coordinates.is_none())
+            .count();
+        if flat > 0 && self.spec.eval_mode != Mode::TwoD {
+            eprintln!(
+                "featurize: {flat} of {} molecules have no 3D conformer and run in 2D \
+                 (featurize_report.json counts their coordinate sources)",
+                report.n_ok
+            );
+        }
+        (features, report)
     }
 
     fn coordinate_source(features: &GraphormerFeatures) -> CoordinateMethod {
@@ -125,57 +135,19 @@ impl TableFamily for TmFamily {
         train: Arc<Vec<Example<GraphormerFeatures>>>,
         valid: Arc<Vec<Example<GraphormerFeatures>>>,
     ) -> Result<(FitOutcome, TransformerM), TrainError> {
-        let spec = &self.spec;
-        let devices = control.devices_or(device);
-        let ad = devices.main().clone().autodiff();
-        ad.seed(spec.train.seed);
-        let model = initial_model(spec, &ad)?;
-        let kind = match spec.task {
+        let metric = match self.spec.task {
             Task::Regression => MetricKind::Rmse,
             Task::Classification => MetricKind::RocAuc,
         };
-        let settings = FitSettings::supervised(
-            run_dir,
-            &spec.train,
-            control,
-            devices,
-            Selection::Metric(TaskMetric::new(
-                kind,
-                labels.columns.len(),
-                &labels.mean,
-                &labels.std,
-            )),
-        );
-        let total = spec.train.epochs * settings.steps_per_epoch(train.len());
-        let warmup = warmup_steps(spec.train.warmup_fraction, total);
-        let scheduler = WarmupLinear::new(spec.train.learning_rate, warmup, total);
-        let batcher = |modes: ModeChoice| TmBatcher {
-            limits: spec.model.limits,
-            modes,
-            mean: labels.mean.clone(),
-            std: labels.std.clone(),
-            loss: spec.loss,
-            noise_std: None,
-        };
-        let outcome = engine::fit(
-            TmLearner { model },
-            AdamConfig::new().init(),
-            scheduler.into(),
+        fit(
+            &self.spec,
+            metric,
+            &labels.mean,
+            &labels.std,
+            (run_dir, control, device),
             train,
-            batcher(ModeChoice::Sample(spec.modes.clone())),
             valid,
-            batcher(ModeChoice::Fixed(spec.eval_mode)),
-            &settings,
-        )?;
-        let best = engine::keep_best(
-            TmLearner {
-                model: spec.model.init(device),
-            },
-            |l| l.model,
-            run_dir,
-            outcome.best_epoch,
-        )?;
-        Ok((outcome, best))
+        )
     }
 
     fn predict_raw(

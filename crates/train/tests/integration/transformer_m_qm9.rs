@@ -119,7 +119,7 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
             offset: 0,
             subset_seed: 0,
         }),
-        targets: vec!["HOMO_LUMO_gap_au".into()],
+        target_columns: vec!["HOMO_LUMO_gap_au".into()],
         task: Task::Regression,
         loss: LossKind::L1,
         units: None,
@@ -217,7 +217,7 @@ fn transformer_m_and_pretraining_resume_exactly_after_an_interruption() {
     let spec = TmRunSpec {
         kind: RunKind::TransformerM,
         data: TmData::Qm9(subset.clone()),
-        targets: vec!["HOMO_LUMO_gap_au".into()],
+        target_columns: vec!["HOMO_LUMO_gap_au".into()],
         task: Task::Regression,
         loss: LossKind::L1,
         units: None,

@@ -62,7 +62,7 @@ fn spec(
             },
             split: SplitSpec::Random { seed: 0 },
         }),
-        targets: vec!["y".into()],
+        target_columns: vec!["y".into()],
         task,
         loss,
         units: None,
@@ -180,6 +180,14 @@ fn classification_on_bbbp_reports_roc_auc() {
     assert!(summary.test_rmse.is_none());
     let auc = summary.valid_roc_auc.unwrap();
     assert!(auc > 0.6, "valid ROC-AUC {auc}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("featurize_report.json")).unwrap())
+            .unwrap();
+    let sources = report["coordinate_sources"].as_object().unwrap();
+    assert!(
+        sources.contains_key("layout2d") && !sources.contains_key("embed3d"),
+        "{sources:?}"
+    );
     let out = predict_smiles(&run, &["CCN(CC)CC".to_string()], &device, None).unwrap();
     let p = out.predictions[0].values.as_ref().unwrap()[0];
     assert!((0.0..=1.0).contains(&p), "{p}");
@@ -192,39 +200,153 @@ fn classification_on_bbbp_reports_roc_auc() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A QM9 run written before multi-task support (one `target`, scalar scaling) loads as
-/// a one-task regression run.
+/// Run files written before this change (a QM9 fine-tuning run's `run.json` with one
+/// `target` and scalar scaling, and its pretraining run's `pretrain.json`, copied from
+/// runs of 2026-12-01 with the dataset path shortened) still load: as a one-task
+/// regression run, and as a QM9 pretraining spec that `--init-from` reads.
 #[test]
-fn qm9_run_json_from_before_multi_task_loads() {
-    let dir = scratch("old-qm9-run");
-    let mut json = serde_json::to_value(spec(
-        PathBuf::from("x.csv"),
+fn run_files_from_before_the_table_runs_load() {
+    let dir = scratch("old-run-files");
+    std::fs::write(dir.join("run.json"), include_str!("tm_qm9_run_v1.json")).unwrap();
+    let loaded = TmRunSpec::load(&dir).unwrap();
+    assert_eq!(loaded.target_columns, vec!["HOMO_LUMO_gap_au"]);
+    assert_eq!(
+        (loaded.target_mean.clone(), loaded.target_std.clone()),
+        (vec![0.2518059], vec![0.046964586])
+    );
+    assert_eq!((loaded.task, loaded.loss), (Task::Regression, LossKind::L1));
+    assert!(matches!(loaded.data, TmData::Qm9(ref q) if q.limit == Some(10000)));
+    assert_eq!(loaded.eval_mode, Mode::ThreeD);
+    let unscaled = loaded.labels().unscale(&[2.0])[0];
+    assert!(
+        (unscaled - (2.0 * 0.046964586 + 0.2518059)).abs() < 1e-7,
+        "{unscaled}"
+    );
+
+    let pre = dir.join("pretrain");
+    std::fs::create_dir_all(&pre).unwrap();
+    std::fs::write(
+        pre.join("pretrain.json"),
+        include_str!("tm_pretrain_v1.json"),
+    )
+    .unwrap();
+    std::fs::write(pre.join("pretrained_model.bpk"), b"").unwrap();
+    let (file, model) = train::transformer_m::resolve_init_from(&pre, tiny(3), false).unwrap();
+    assert_eq!(file, pre.join("pretrained_model.bpk"));
+    assert_eq!(
+        (model.d_model, model.num_layers, model.num_targets),
+        (128, 4, 3)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Denoising pretraining on a CSV's own SMILES (labels not needed): the loss falls,
+/// molecules left without a 3D conformer are reported, not trained on; a table run then
+/// starts from the pretrained model (`init_from`).
+#[test]
+fn pretraining_on_a_csv_of_smiles_then_fine_tuning() {
+    use train::transformer_m::{PretrainData, PretrainSpec, pretrain_denoising};
+    let _rng = crate::rng_shared();
+    let dir = scratch("pretrain-csv");
+    let device = Device::flex();
+    let data = subset_csv("esol", 120, &dir);
+    let conformer = ConformerOptions {
+        // Molecules above 14 heavy atoms get the 2D layout: nothing to denoise.
+        max_heavy_atoms_3d: 14,
+        max_embed_attempts: 20,
+        ..Default::default()
+    };
+    let smiles = train::data::read_smiles_csv(&data, "smiles").unwrap();
+    let large = smiles
+        .iter()
+        .filter(|s| mol_featurize::Molecule::from_smiles(s).unwrap().num_atoms() > 14)
+        .count();
+    assert!(large > 10 && large < 100, "{large}");
+    let pre = dir.join("pretrain");
+    let summary = pretrain_denoising(
+        &PretrainSpec {
+            data: PretrainData::Smiles(SmilesSource {
+                path: data.clone(),
+                smiles_column: "smiles".into(),
+                delimiter: ',',
+                conformer,
+            }),
+            model: tiny(1),
+            steps: 60,
+            batch_size: 16,
+            learning_rate: 3e-3,
+            warmup_steps: 5,
+            noise_std: 0.2,
+            seed: 1,
+        },
+        &pre,
+        &RunControl::default(),
+        &device,
+    )
+    .unwrap();
+    assert!(
+        summary.loss_end < summary.loss_start - 0.05,
+        "loss {} -> {}",
+        summary.loss_start,
+        summary.loss_end
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(pre.join("featurize_report.json")).unwrap())
+            .unwrap();
+    // Every molecule above 14 heavy atoms (and any that failed to embed) is left out,
+    // reported as having no 3D conformer; the rest are trained on.
+    let skipped = report["n_skipped"].as_u64().unwrap() as usize;
+    assert!(skipped >= large, "{skipped} < {large}");
+    assert_eq!(summary.n_molecules + skipped, 120);
+    assert!(
+        report["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["kind"] == "no_3d")
+    );
+
+    // Fine-tuning from it on two targets, one with missing labels: the pretrained file
+    // has a one-output head, so the encoder is loaded and the head is fresh.
+    let text = std::fs::read_to_string(&data).unwrap();
+    let two = dir.join("two-targets.csv");
+    let rows: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| match i {
+            0 => format!("{line},z"),
+            _ if i % 3 == 0 => format!("{line},"),
+            _ => {
+                let y: f64 = line.rsplit(',').next().unwrap().parse().unwrap();
+                format!("{line},{}", 2.0 * y + 1.0)
+            }
+        })
+        .collect();
+    std::fs::write(&two, rows.join("\n") + "\n").unwrap();
+    let (file, model) = train::transformer_m::resolve_init_from(&pre, tiny(2), false).unwrap();
+    assert_eq!(model.num_targets, 2);
+    let mut s = spec(
+        two,
         CoordinateMethod::Embed3d,
         Task::Regression,
         LossKind::L1,
-        Mode::Both,
-    ))
-    .unwrap();
-    let obj = json.as_object_mut().unwrap();
-    for key in ["targets", "task", "loss", "units"] {
-        obj.remove(key);
-    }
-    obj.insert("target".into(), "HOMO_LUMO_gap_au".into());
-    obj.insert("target_mean".into(), 0.25.into());
-    obj.insert("target_std".into(), 0.05.into());
-    obj.insert(
-        "data".into(),
-        serde_json::json!({"dataset": "qm9", "limit": 100, "subset_seed": 0}),
+        Mode::ThreeD,
     );
-    std::fs::write(dir.join("run.json"), json.to_string()).unwrap();
-    let loaded = TmRunSpec::load(&dir).unwrap();
-    assert_eq!(loaded.targets, vec!["HOMO_LUMO_gap_au"]);
-    assert_eq!(
-        (loaded.target_mean.clone(), loaded.target_std.clone()),
-        (vec![0.25], vec![0.05])
+    s.target_columns = vec!["y".into(), "z".into()];
+    s.model = model;
+    s.init_from = Some(file);
+    s.train.epochs = 3;
+    let summary =
+        train_table_transformer_m(&s, &dir.join("finetune"), &RunControl::default(), &device)
+            .unwrap();
+    let per_task = &summary.test.per_task;
+    assert_eq!(per_task.len(), 2);
+    assert!(per_task.iter().all(|t| t.rmse.unwrap().is_finite()));
+    assert!(per_task[1].n < per_task[0].n, "{per_task:?}");
+    assert!(
+        summary.n_missing_labels >= 39,
+        "{}",
+        summary.n_missing_labels
     );
-    assert_eq!((loaded.task, loaded.loss), (Task::Regression, LossKind::L1));
-    assert!(matches!(loaded.data, TmData::Qm9(ref q) if q.limit == Some(100)));
-    assert_eq!(loaded.labels().unscale(&[2.0]), vec![0.35]);
     let _ = std::fs::remove_dir_all(&dir);
 }

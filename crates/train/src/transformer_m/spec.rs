@@ -1,0 +1,237 @@
+//! What defines a Transformer-M run (`run.json`): its molecules (a QM9 subset or the
+//! user's table), targets, task and loss, modes, model and optimisation.
+
+use std::path::{Path, PathBuf};
+
+use burn::prelude::*;
+use models::transformer_m::{Mode, TransformerM, TransformerMConfig};
+use mol_featurize::{ConformerOptions, GraphormerFeaturizer};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+use crate::error::TrainError;
+use crate::masked_loss::LossKind;
+use crate::mode_sampling::ModeProbabilities;
+use crate::run_kind::RunKind;
+use crate::run_spec::{Labels, SplitSpec, Task, TrainOptions};
+
+/// Which QM9 molecules a run uses.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Qm9Subset {
+    /// Converted QM9 directory ([`crate::qm9::convert_qm9_csv`]).
+    pub dataset: PathBuf,
+    /// Molecules used (all when `None`).
+    pub limit: Option<usize>,
+    /// Start position in the shuffled order.
+    #[serde(default)]
+    pub offset: usize,
+    /// Seed of the shuffle.
+    pub subset_seed: u64,
+}
+
+impl Qm9Subset {
+    /// Dataset rows of the subset, in shuffled order.
+    pub fn rows(&self, n: usize) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut StdRng::seed_from_u64(self.subset_seed));
+        let end = self
+            .limit
+            .map_or(n, |l| (self.offset + l).min(n))
+            .max(self.offset.min(n));
+        order[self.offset.min(n)..end].to_vec()
+    }
+}
+
+/// Where a Transformer-M run's molecules come from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TmData {
+    /// A QM9 subset with its DFT geometries.
+    Qm9(Qm9Subset),
+    /// The user's molecule table, with conformers for the 3D channel.
+    Table(TableSource),
+}
+
+/// The molecules of a delimited file as Transformer-M reads them: the file, its SMILES
+/// column and delimiter, and how the 3D channel's conformers are made (the same ETKDG +
+/// UFF pipeline, cache and fallbacks as MAT; molecules without a 3D conformer run in 2D).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SmilesSource {
+    /// The delimited file.
+    pub path: PathBuf,
+    /// SMILES column.
+    pub smiles_column: String,
+    /// Field delimiter.
+    #[serde(default = "comma")]
+    pub delimiter: char,
+    /// Conformer settings (also the cache key).
+    pub conformer: ConformerOptions,
+}
+
+fn comma() -> char {
+    ','
+}
+
+impl SmilesSource {
+    /// The file's SMILES, in row order.
+    ///
+    /// # Errors
+    /// An unreadable file or a missing column, naming the file.
+    pub fn read_smiles(&self) -> Result<Vec<String>, TrainError> {
+        crate::data::read_smiles_delimited(
+            &self.path,
+            &self.smiles_column,
+            crate::data::delimiter_byte(self.delimiter)?,
+        )
+    }
+}
+
+/// A labelled molecule table and its split.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TableSource {
+    /// The molecules.
+    #[serde(flatten)]
+    pub molecules: SmilesSource,
+    /// Split.
+    pub split: SplitSpec,
+}
+
+/// Everything that defines a Transformer-M training run (`run.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TmRunSpec {
+    /// Always [`RunKind::TransformerM`]: tells run directories apart
+    /// ([`crate::run_kind`]).
+    #[serde(default = "RunKind::transformer_m")]
+    pub kind: RunKind,
+    /// Molecules.
+    pub data: TmData,
+    /// Target columns (QM9: one qm9pack name, e.g. `HOMO_LUMO_gap_au`).
+    pub target_columns: Vec<String>,
+    /// Regression or binary classification.
+    #[serde(default = "regression")]
+    pub task: Task,
+    /// Training loss (L1 or MSE on standardised targets for regression, BCE with logits
+    /// for classification).
+    #[serde(default = "l1")]
+    pub loss: LossKind,
+    /// Unit of the targets (table runs; QM9 runs take the column's unit).
+    #[serde(default)]
+    pub units: Option<String>,
+    /// Training-time mode probabilities.
+    pub modes: ModeProbabilities,
+    /// Mode used for validation and test predictions.
+    pub eval_mode: Mode,
+    /// Model.
+    pub model: TransformerMConfig,
+    /// Optimisation (epochs, batch size, peak learning rate, warm-up fraction,
+    /// patience, seed).
+    pub train: TrainOptions,
+    /// Start from this model file (a denoising-pretraining run's `pretrained_model.bpk`).
+    #[serde(default)]
+    pub init_from: Option<PathBuf>,
+    /// Training-set mean of each target (filled in by the run; empty for classification).
+    #[serde(default)]
+    pub target_mean: Vec<f32>,
+    /// Training-set standard deviation of each target (filled in by the run).
+    #[serde(default)]
+    pub target_std: Vec<f32>,
+}
+
+fn regression() -> Task {
+    Task::Regression
+}
+
+fn l1() -> LossKind {
+    LossKind::L1
+}
+
+impl TmRunSpec {
+    /// Reads `run.json` of a Transformer-M run directory (QM9 runs written before
+    /// multi-task support, with one `target` and scalar scaling, are read as one-task
+    /// runs).
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] if missing, malformed, or another kind of run.
+    pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
+        let mut json: serde_json::Value =
+            crate::checkpoint::read_run_spec(run_dir, RunKind::TransformerM)?;
+        if let Some(obj) = json.as_object_mut() {
+            if let Some(target) = obj.remove("target") {
+                obj.entry("target_columns")
+                    .or_insert(serde_json::Value::Array(vec![target]));
+            }
+            for key in ["target_mean", "target_std"] {
+                if let Some(v) = obj.get_mut(key)
+                    && v.is_number()
+                {
+                    *v = serde_json::Value::Array(vec![v.clone()]);
+                }
+            }
+        }
+        serde_json::from_value(json).map_err(|e| TrainError::Checkpoint {
+            path: run_dir.join("run.json"),
+            reason: e.to_string(),
+        })
+    }
+
+    /// The run's best model (`run_dir/best_model.bpk`) on `device`.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] naming the file when it is missing or does not fit
+    /// [`TmRunSpec::model`].
+    pub fn load_best_model(
+        &self,
+        run_dir: &Path,
+        device: &Device,
+    ) -> Result<TransformerM, TrainError> {
+        crate::checkpoint::load_best_model(self.model.init(device), run_dir)
+    }
+
+    /// The run's labels: task, target columns and their training scaling.
+    pub fn labels(&self) -> Labels {
+        Labels {
+            task: self.task,
+            columns: self.target_columns.clone(),
+            mean: self.target_mean.clone(),
+            std: self.target_std.clone(),
+        }
+    }
+
+    /// The featurizer of the run's molecules: its conformer settings for a table run,
+    /// the default ETKDG + UFF ones (for new molecules) for a QM9 run.
+    pub fn featurizer(&self) -> GraphormerFeaturizer {
+        GraphormerFeaturizer {
+            max_hops: self.model.limits.max_hops,
+            conformer: match &self.data {
+                TmData::Table(t) => t.molecules.conformer.clone(),
+                TmData::Qm9(_) => ConformerOptions::default(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subsets_with_offsets_do_not_overlap() {
+        let a = Qm9Subset {
+            dataset: PathBuf::new(),
+            limit: Some(10),
+            offset: 0,
+            subset_seed: 3,
+        };
+        let b = Qm9Subset {
+            offset: 10,
+            limit: Some(20),
+            ..a.clone()
+        };
+        let (ra, rb) = (a.rows(100), b.rows(100));
+        assert_eq!((ra.len(), rb.len()), (10, 20));
+        assert!(ra.iter().all(|r| !rb.contains(r)));
+        assert_eq!(b.rows(15).len(), 5);
+    }
+}
