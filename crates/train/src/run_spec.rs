@@ -8,6 +8,7 @@ use models::{MatConfig, MatModel};
 use mol_featurize::MatFeaturizer;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::MetricKind;
 use crate::error::TrainError;
 use crate::masked_loss::LossKind;
 use crate::run_kind::RunKind;
@@ -23,6 +24,14 @@ pub enum Task {
 }
 
 impl Task {
+    /// The validation metric that early stopping watches: RMSE, or ROC-AUC.
+    pub fn selection_metric(self) -> MetricKind {
+        match self {
+            Task::Regression => MetricKind::Rmse,
+            Task::Classification => MetricKind::RocAuc,
+        }
+    }
+
     /// MAT's loss for this task: MSE on standardised targets, or BCE with logits.
     pub fn mat_loss(self) -> LossKind {
         match self {

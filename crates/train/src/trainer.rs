@@ -26,7 +26,7 @@ use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached};
 
 use crate::checkpoint::write_json;
-use crate::engine::{self, FitOutcome, FitSettings, MetricKind, Progress, Selection, TaskMetric};
+use crate::engine::{self, FitOutcome, FitSettings, Progress, Selection, TaskMetric};
 use crate::error::TrainError;
 use crate::example::Example;
 use crate::mat_step::{MatBatcher, MatLearner};
@@ -131,10 +131,7 @@ impl TableFamily for MatFamily {
                     reason: e.to_string(),
                 })?;
         }
-        let kind = match spec.task {
-            Task::Regression => MetricKind::Rmse,
-            Task::Classification => MetricKind::RocAuc,
-        };
+        let kind = spec.task.selection_metric();
         let metric = TaskMetric::new(kind, labels.columns.len(), &labels.mean, &labels.std);
         let settings = FitSettings::supervised(
             run_dir,

@@ -15,7 +15,7 @@ use mol_featurize::{FeaturizeReport, featurize_all_cached};
 
 use super::{TmData, TmRunSpec, fit, predict_raw};
 use crate::checkpoint::write_json;
-use crate::engine::{FitOutcome, MetricKind, Progress};
+use crate::engine::{FitOutcome, Progress};
 use crate::error::TrainError;
 use crate::example::Example;
 use crate::masked_loss::LossKind;
@@ -135,10 +135,7 @@ impl TableFamily for TmFamily {
         train: Arc<Vec<Example<GraphormerFeatures>>>,
         valid: Arc<Vec<Example<GraphormerFeatures>>>,
     ) -> Result<(FitOutcome, TransformerM), TrainError> {
-        let metric = match self.spec.task {
-            Task::Regression => MetricKind::Rmse,
-            Task::Classification => MetricKind::RocAuc,
-        };
+        let metric = self.spec.task.selection_metric();
         fit(
             &self.spec,
             metric,
