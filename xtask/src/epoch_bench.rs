@@ -9,9 +9,10 @@
 //! then the median of 3.
 //!
 //! This is a benchmark of the bare step loop on both sides (pre-padded batches, no
-//! validation, no checkpoint), not a training loop: runs train through `train::engine`,
-//! whose epoch adds batching, validation, checkpoints and metric logs (ESOL random-0: 2.4 s
-//! per epoch through the engine against 1.3 s here; docs/RESULTS.md).
+//! validation, no checkpoint, dropout 0), not a training loop: runs train through
+//! `train::engine`, whose epoch adds batching, validation, checkpoints, metric logs and
+//! MAT's dropout 0.1 (ESOL random-0: 1.5 s per epoch through the engine against 1.3 s
+//! here; docs/BENCHMARKS.md, "The engine's epoch").
 
 use std::path::Path;
 use std::time::Instant;

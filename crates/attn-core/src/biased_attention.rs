@@ -201,7 +201,7 @@ impl BiasedMultiHeadAttention {
             mask.all_dim(2)
         });
         let weights = softmax(scores, 3);
-        let probs = self.dropout.forward(weights.clone());
+        let probs = crate::dropout(&self.dropout, weights.clone());
         let out = probs.matmul(v).swap_dims(1, 2).reshape([b, n, d]);
         let out = self.out_proj.forward(out);
         let out = match row_masked {

@@ -15,12 +15,14 @@
 //! - [`MatLayerNorm`], [`ScaleNorm`], [`MatNorm`]: MAT's normalisation layers.
 //! - [`BiasedMultiHeadAttention`]: Graphormer / Transformer-M attention with a per-head
 //!   pair bias (DGL `BiasedMHA` semantics), NaN-free on padded rows.
+//! - [`dropout()`]: Burn's dropout with a fast mask on the CPU backend.
 //! - [`GlobalAttention`]: AlphaFold global attention (Jumper et al. 2021, Suppl. Alg. 19),
 //!   bf16-safe (softmax in f32).
 
 #![warn(missing_docs)]
 
 pub mod biased_attention;
+pub mod dropout;
 pub mod global_attention;
 pub mod mask;
 pub mod molecule_attention;
@@ -29,6 +31,7 @@ pub mod norm;
 pub use biased_attention::{
     AttnBiasType, BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig,
 };
+pub use dropout::dropout;
 pub use global_attention::{GlobalAttention, GlobalAttentionConfig};
 pub use molecule_attention::{
     DistanceKernel, MoleculeAttention, MoleculeAttentionConfig, PreparedInputs,

@@ -232,9 +232,7 @@ impl MoleculeAttention {
                 p_attn * la + p_mix.unsqueeze_dim::<4>(1) // broadcast over heads
             }
         };
-        let out = self
-            .dropout
-            .forward(p.clone())
+        let out = crate::dropout(&self.dropout, p.clone())
             .matmul(v)
             .swap_dims(1, 2)
             .reshape([b, n, d_model]);

@@ -101,9 +101,9 @@ impl Encoder {
                 .self_attn
                 .forward_prepared_with_weights(layer.norm_attn.forward(x.clone()), &prepared);
             weights.push(w);
-            x = x + layer.dropout.forward(a);
+            x = x + attn_core::dropout(&layer.dropout, a);
             let f = layer.feed_forward.forward(layer.norm_ff.forward(x.clone()));
-            x = x + layer.dropout.forward(f);
+            x = x + attn_core::dropout(&layer.dropout, f);
         }
         (self.norm.forward(x), weights)
     }

@@ -73,7 +73,7 @@ impl FeedForward {
                     OutputNonlinearity::None => y,
                 }
             };
-            x = dropout.forward(y);
+            x = attn_core::dropout(dropout, y);
         }
         x
     }

@@ -78,7 +78,7 @@ impl Generator {
         };
         for block in &self.hidden {
             let y = leaky_relu(block.linear.forward(pooled), self.leaky_relu_slope);
-            pooled = block.dropout.forward(block.norm.forward(y));
+            pooled = attn_core::dropout(&block.dropout, block.norm.forward(y));
         }
         self.proj.forward(pooled)
     }

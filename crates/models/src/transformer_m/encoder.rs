@@ -120,7 +120,7 @@ impl EncoderLayer {
             weights = Some(w);
             out
         };
-        let x = self.residual_blocks(x, attend, |h| self.dropout.forward(h));
+        let x = self.residual_blocks(x, attend, |h| attn_core::dropout(&self.dropout, h));
         (x, weights.expect("the attention block ran"))
     }
 
@@ -133,7 +133,8 @@ impl EncoderLayer {
     ) -> Tensor<3> {
         let ffn = |h: Tensor<3>| {
             let h = gelu(self.fc1.forward(h));
-            self.fc2.forward(self.activation_dropout.forward(h))
+            self.fc2
+                .forward(attn_core::dropout(&self.activation_dropout, h))
         };
         if self.pre_ln {
             let x = x.clone() + drop(attend(self.self_attn_layer_norm.forward(x)));

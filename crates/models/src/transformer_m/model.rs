@@ -151,7 +151,7 @@ impl TransformerM {
             Some(norm) => norm.forward(states),
             None => states,
         };
-        let states = self.embedding_dropout.forward(states);
+        let states = attn_core::dropout(&self.embedding_dropout, states);
 
         let padded_key = batch
             .key_padding_mask
