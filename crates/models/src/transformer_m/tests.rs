@@ -165,10 +165,18 @@ fn modes_switch_the_channels() {
     let mut other_geometry = mols[0].clone();
     other_geometry.coordinates = Some(vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [5.0, 2.0, 0.0]]);
     let p = |f: &mol_featurize::GraphormerFeatures, m| values(model.forward(&batch(&[f], m)))[0];
-    // 2D ignores coordinates; 3D and 2D+3D see them.
+    // 2D ignores coordinates; 3D and 2D+3D see them. Exact comparisons: with the
+    // original's N(0, 0.02) initialisation (and 3D atom features scaled by 0.01) the 3D
+    // channel's effect on a fresh model can be under 1e-6, and the tests of this binary
+    // share Burn's process-wide generator, so the seed above does not fix the weights.
     assert_eq!(p(&mols[0], Mode::TwoD), p(&other_geometry, Mode::TwoD));
-    assert!((p(&mols[0], Mode::ThreeD) - p(&other_geometry, Mode::ThreeD)).abs() > 1e-6);
-    assert!((p(&mols[0], Mode::Both) - p(&other_geometry, Mode::Both)).abs() > 1e-6);
+    for mode in [Mode::ThreeD, Mode::Both] {
+        let (a, b) = (p(&mols[0], mode), p(&other_geometry, mode));
+        assert!(
+            a.is_finite() && b.is_finite() && a != b,
+            "{mode:?}: {a} vs {b}"
+        );
+    }
     // A molecule without coordinates runs in 2D whatever is requested.
     let mut no_geometry = mols[0].clone();
     no_geometry.coordinates = None;
