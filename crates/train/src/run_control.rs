@@ -3,6 +3,8 @@
 
 use burn::prelude::*;
 
+use mol_featurize::{FeaturizeReport, Featurizer, featurize_all_cached};
+
 use crate::engine::{Devices, Progress};
 
 /// Options of a training run that are not part of the run's definition.
@@ -22,6 +24,25 @@ pub struct RunControl {
 }
 
 impl RunControl {
+    /// Features of every SMILES (`None` where skipped) and the report, with conformers
+    /// from and into this run's cache ([`crate::open_conformer_cache`]; a cache that
+    /// cannot be opened is reported and the run embeds without it) and a progress bar
+    /// unless the run is quiet. Every table run and pretraining on SMILES featurizes
+    /// through here.
+    pub fn featurize<F: Featurizer>(
+        &self,
+        featurizer: &F,
+        smiles: &[String],
+    ) -> (Vec<Option<F::Features>>, FeaturizeReport) {
+        let cache = crate::open_conformer_cache(self.conformer_cache.as_deref());
+        featurize_all_cached(
+            smiles,
+            featurizer,
+            self.progress != Progress::Quiet,
+            cache.as_ref(),
+        )
+    }
+
     /// The devices of the run: [`RunControl::devices`] or `device` alone.
     pub fn devices_or(&self, device: &Device) -> Devices {
         self.devices

@@ -366,3 +366,31 @@ fn drop_unlabelled<F>(
     }
     (features, report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A classification table with a label other than 0 or 1 is refused, naming the row,
+    /// SMILES, column and value; 0, 1 and missing labels pass.
+    #[test]
+    fn classification_labels_must_be_binary() {
+        let dir = std::env::temp_dir().join(format!("molattn-binary-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.csv");
+        let columns = vec!["a".to_string(), "b".to_string()];
+        let read = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            MoleculeTable::read_delimited(&path, "smiles", &columns, b',').unwrap()
+        };
+        let ok = read("smiles,a,b\nCCO,1,0\nCCN,0,\nCCC,,1\n");
+        assert!(check_binary(&ok, &columns, &path).is_ok());
+        let bad = read("smiles,a,b\nCCO,1,0\nCCN,0,0.5\n");
+        let e = check_binary(&bad, &columns, &path).unwrap_err().to_string();
+        assert!(
+            e.contains("row 1 (CCN)") && e.contains("label 0.5") && e.contains("\"b\""),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

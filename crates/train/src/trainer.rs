@@ -23,10 +23,10 @@ use burn::prelude::*;
 use models::MatModel;
 use models::mat::LoadParts;
 use mol_featurize::conformer::CoordinateMethod;
-use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached};
+use mol_featurize::{FeaturizeReport, MatFeatures};
 
 use crate::checkpoint::write_json;
-use crate::engine::{self, FitOutcome, FitSettings, Progress, Selection, TaskMetric};
+use crate::engine::{self, FitOutcome, FitSettings, Selection, TaskMetric};
 use crate::error::TrainError;
 use crate::example::Example;
 use crate::mat_step::{MatBatcher, MatLearner};
@@ -90,13 +90,7 @@ impl TableFamily for MatFamily {
         smiles: &[String],
         control: &RunControl,
     ) -> (Vec<Option<MatFeatures>>, FeaturizeReport) {
-        let cache = crate::open_conformer_cache(control.conformer_cache.as_deref());
-        featurize_all_cached(
-            smiles,
-            &self.spec.featurizer,
-            control.progress != Progress::Quiet,
-            cache.as_ref(),
-        )
+        control.featurize(&self.spec.featurizer, smiles)
     }
 
     fn coordinate_source(features: &MatFeatures) -> CoordinateMethod {

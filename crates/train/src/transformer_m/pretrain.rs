@@ -10,7 +10,7 @@ use burn::optim::AdamConfig;
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerMConfig};
 use mol_featurize::graphormer::GraphormerFeatures;
-use mol_featurize::{GraphormerFeaturizer, SkippedMolecule, featurize_all_cached};
+use mol_featurize::{GraphormerFeaturizer, SkippedMolecule};
 use serde::{Deserialize, Serialize};
 
 use super::qm9_run::featurize_subset;
@@ -18,7 +18,7 @@ use super::step::{ModeChoice, TmBatcher, TmDenoiser, TmExample};
 use super::{Qm9Subset, SmilesSource};
 use crate::checkpoint::write_json;
 use crate::engine::schedule::WarmupLinear;
-use crate::engine::{self, FitSettings, Progress, Selection};
+use crate::engine::{self, FitSettings, Selection};
 use crate::error::TrainError;
 use crate::qm9::Qm9;
 use crate::run_control::RunControl;
@@ -236,13 +236,7 @@ fn featurize_conformers(
         max_hops,
         conformer: source.conformer.clone(),
     };
-    let cache = crate::open_conformer_cache(control.conformer_cache.as_deref());
-    let (features, mut report) = featurize_all_cached(
-        &smiles,
-        &featurizer,
-        control.progress != Progress::Quiet,
-        cache.as_ref(),
-    );
+    let (features, mut report) = control.featurize(&featurizer, &smiles);
     crate::print_cache_report(&report);
     let mut kept = Vec::new();
     for (row, f) in features.into_iter().enumerate() {

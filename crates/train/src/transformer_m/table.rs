@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerM};
+use mol_featurize::FeaturizeReport;
 use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::graphormer::GraphormerFeatures;
-use mol_featurize::{FeaturizeReport, featurize_all_cached};
 
 use super::{TmData, TmRunSpec, fit, predict_raw};
 use crate::checkpoint::write_json;
-use crate::engine::{FitOutcome, Progress};
+use crate::engine::FitOutcome;
 use crate::error::TrainError;
 use crate::example::Example;
 use crate::masked_loss::LossKind;
@@ -94,13 +94,7 @@ impl TableFamily for TmFamily {
         smiles: &[String],
         control: &RunControl,
     ) -> (Vec<Option<GraphormerFeatures>>, FeaturizeReport) {
-        let cache = crate::open_conformer_cache(control.conformer_cache.as_deref());
-        let (features, report) = featurize_all_cached(
-            smiles,
-            &self.spec.featurizer(),
-            control.progress != Progress::Quiet,
-            cache.as_ref(),
-        );
+        let (features, report) = control.featurize(&self.spec.featurizer(), smiles);
         let flat = features
             .iter()
             .flatten()

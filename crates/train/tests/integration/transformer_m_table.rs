@@ -188,6 +188,18 @@ fn classification_on_bbbp_reports_roc_auc() {
         sources.contains_key("layout2d") && !sources.contains_key("embed3d"),
         "{sources:?}"
     );
+    // A 2D layout is not geometry: such molecules carry no coordinates for the 3D channel.
+    let (features, _) = mol_featurize::featurize_all(
+        &["CCO".to_string(), "c1ccccc1O".to_string()],
+        &s.featurizer(),
+        false,
+    );
+    assert!(
+        features
+            .iter()
+            .flatten()
+            .all(|f| f.coordinates.is_none() && f.coordinate_source == CoordinateMethod::Layout2d)
+    );
     let out = predict_smiles(&run, &["CCN(CC)CC".to_string()], &device, None).unwrap();
     let p = out.predictions[0].values.as_ref().unwrap()[0];
     assert!((0.0..=1.0).contains(&p), "{p}");
