@@ -253,10 +253,69 @@ fn report_of<T>(
     (out, report)
 }
 
+/// A molecule read with the coordinates that came with it (a structure file's record, a
+/// dataset's geometry), for [`featurize_given`].
+#[derive(Clone)]
+pub struct GivenStructure {
+    /// The molecule (hydrogens folded).
+    pub molecule: Molecule,
+    /// Heavy-atom coordinates in [`Molecule::atoms`] order, Angstrom; `None`: none came
+    /// with it (topological distances).
+    pub coordinates: Option<Vec<[f64; 3]>>,
+    /// What the coordinates are: [`CoordinateMethod::File`] for a 3D geometry,
+    /// [`CoordinateMethod::Layout2d`] for a file's flat depiction (it never feeds
+    /// Transformer-M's 3D channel), [`CoordinateMethod::Topological`] without any.
+    pub source: CoordinateMethod,
+}
+
+/// Featurizes molecules that came with their coordinates, in parallel, with the same
+/// report as [`featurize_all`] (`labels[row]`, usually the SMILES, names the row in it).
+/// An `Err` row is skipped with its reason (a record that could not be read). No
+/// conformer is computed or cached.
+///
+/// # Panics
+/// If `labels` and `inputs` differ in length.
+pub fn featurize_given<F: Featurizer>(
+    labels: &[String],
+    inputs: &[Result<GivenStructure, FeaturizeError>],
+    featurizer: &F,
+) -> (Vec<Option<F::Features>>, FeaturizeReport) {
+    assert_eq!(labels.len(), inputs.len(), "one label per row");
+    let results: Vec<Result<(F::Features, CoordinateMethod), FeaturizeError>> = inputs
+        .par_iter()
+        .map(|input| {
+            let given = input.as_ref().map_err(Clone::clone)?;
+            let mol = &given.molecule;
+            if let Some(xyz) = &given.coordinates
+                && xyz.len() != mol.num_atoms()
+            {
+                return Err(FeaturizeError::Internal {
+                    smiles: mol.smiles().to_string(),
+                    reason: format!(
+                        "{} coordinate rows for {} heavy atoms",
+                        xyz.len(),
+                        mol.num_atoms()
+                    ),
+                });
+            }
+            let source = match given.coordinates {
+                Some(_) => given.source,
+                None => CoordinateMethod::Topological,
+            };
+            guard(mol.smiles(), || {
+                featurizer
+                    .features(mol, given.coordinates.as_deref(), source)
+                    .map(|f| (f, source))
+            })
+        })
+        .collect();
+    report_of(labels, results, None)
+}
+
 /// Featurizes `smiles[row]` with the coordinates that came with the data
-/// (`coordinates[row]`: heavy atoms in input order, Angstrom; `None`: topological), in
-/// parallel, with the same report as [`featurize_all`]: a dataset's DFT geometries, a
-/// structure file's conformers. No conformer is computed or cached.
+/// (`coordinates[row]`: heavy atoms in input order, Angstrom, source
+/// [`CoordinateMethod::File`]; `None`: topological), in parallel, with the same report
+/// as [`featurize_all`]: a dataset's DFT geometries. No conformer is computed or cached.
 ///
 /// # Panics
 /// If `coordinates` and `smiles` differ in length.
@@ -270,36 +329,18 @@ pub fn featurize_all_with_coordinates<F: Featurizer>(
         coordinates.len(),
         "one coordinate entry per row"
     );
-    let results: Vec<Result<(F::Features, CoordinateMethod), FeaturizeError>> = smiles
+    let inputs: Vec<Result<GivenStructure, FeaturizeError>> = smiles
         .par_iter()
         .zip(coordinates.par_iter())
         .map(|(s, xyz)| {
-            let mol = Molecule::from_smiles(s)?;
-            if let Some(xyz) = xyz
-                && xyz.len() != mol.num_atoms()
-            {
-                return Err(FeaturizeError::Internal {
-                    smiles: s.clone(),
-                    reason: format!(
-                        "{} coordinate rows for {} heavy atoms",
-                        xyz.len(),
-                        mol.num_atoms()
-                    ),
-                });
-            }
-            let source = if xyz.is_some() {
-                CoordinateMethod::File
-            } else {
-                CoordinateMethod::Topological
-            };
-            guard(mol.smiles(), || {
-                featurizer
-                    .features(&mol, xyz.as_deref(), source)
-                    .map(|f| (f, source))
+            Ok(GivenStructure {
+                molecule: Molecule::from_smiles(s)?,
+                coordinates: xyz.clone(),
+                source: CoordinateMethod::File,
             })
         })
         .collect();
-    report_of(smiles, results, None)
+    featurize_given(smiles, &inputs, featurizer)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 
 use thiserror::Error;
 
-/// Why a molecule could not be featurized. Every variant names the input SMILES.
+/// Why a molecule could not be featurized. Every variant names the input: its SMILES,
+/// or for a structure file's record its file, index and title.
 #[derive(Debug, Clone, Error, PartialEq, Eq)]
 pub enum FeaturizeError {
     /// The text is not valid SMILES (syntax: unclosed ring, bad bracket atom, ...).
@@ -36,6 +37,15 @@ pub enum FeaturizeError {
         /// The input SMILES.
         smiles: String,
     },
+    /// A structure file's record that gave no molecule, or whose coordinates do not fit
+    /// its connection table ([`crate::structure_file`]).
+    #[error("{reason}")]
+    Record {
+        /// The record: file, 0-based index and title.
+        record: String,
+        /// What is wrong, naming the record.
+        reason: String,
+    },
     /// A third-party routine panicked on this input; caught and reported instead.
     #[error("SMILES {smiles:?}: internal error: {reason}")]
     Internal {
@@ -55,6 +65,7 @@ impl FeaturizeError {
             FeaturizeError::Unsupported { .. } => "unsupported",
             FeaturizeError::Empty { .. } => "empty",
             FeaturizeError::Internal { .. } => "internal",
+            FeaturizeError::Record { .. } => "record",
         }
     }
 }

@@ -29,6 +29,7 @@ pub mod batch;
 pub mod cache;
 pub mod canonical;
 pub mod conformer;
+pub mod coordinate_match;
 pub mod dataset;
 pub mod depict;
 pub mod error;
@@ -51,8 +52,8 @@ pub use cache::ConformerCache;
 pub use canonical::canonical_smiles;
 pub use conformer::{ConformerOptions, CoordinateMethod, CoordinateSource};
 pub use dataset::{
-    CacheReport, FeaturizeReport, SkippedMolecule, featurize_all, featurize_all_cached,
-    featurize_all_with_coordinates,
+    CacheReport, FeaturizeReport, GivenStructure, SkippedMolecule, featurize_all,
+    featurize_all_cached, featurize_all_with_coordinates, featurize_given,
 };
 pub use error::{BatchError, FeaturizeError};
 pub use featurizer::{Featurizer, GraphormerFeaturizer};

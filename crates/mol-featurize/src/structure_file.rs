@@ -1,12 +1,13 @@
-//! Molecules with coordinates from files: SDF / MOL (V2000 and V3000, read by `chematic`)
-//! and XYZ, plus matching a coordinate list to a molecule read from SMILES (QM9 ships
-//! SMILES with DFT coordinates whose atom order need not follow the SMILES).
+//! Molecules with coordinates from files: SDF / MOL (V2000 and V3000, plain or gzipped,
+//! read by `chematic`) and XYZ. Matching an XYZ geometry, which has no bonds, to a
+//! molecule read from SMILES lives in [`crate::coordinate_match`].
 //!
 //! Coordinates are in Angstrom, one row per heavy atom in [`Molecule::atoms`] order;
 //! hydrogen atoms present in a file are folded into their heavy atom (as RDKit
 //! `RemoveHs`) and their coordinates dropped.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
 
 use chematic::mol::sdf::SdfRecordReader;
@@ -14,6 +15,8 @@ use chematic::mol::xyz::parse_xyz;
 use chematic::smiles::write_with_atom_order;
 use thiserror::Error;
 
+use crate::coordinate_match::covalent_radius;
+pub use crate::coordinate_match::{BOND_TOLERANCE_ANGSTROM, match_coordinates};
 use crate::error::FeaturizeError;
 use crate::molecule::{Molecule, guard};
 
@@ -39,12 +42,14 @@ pub enum StructureFileError {
         reason: String,
     },
     /// The record parsed but the molecule was rejected (sanitisation, ...).
-    #[error("{path} record {record}: {source}")]
+    #[error("{path} record {record} ({name}): {source}")]
     Molecule {
         /// File.
         path: String,
         /// Record index (0-based).
         record: usize,
+        /// The record's title (or its position when the title is empty).
+        name: String,
         /// Why.
         source: FeaturizeError,
     },
@@ -69,6 +74,9 @@ pub struct SdfMolecule {
     pub molecule: Molecule,
     /// Heavy-atom coordinates in Angstrom, `None` when the block is 2D (all z = 0).
     pub coordinates: Option<Vec<[f32; 3]>>,
+    /// The block's flat layout (z = 0) when it is 2D and its atoms are not all at the
+    /// origin: a depiction, not a conformer. `None` when `coordinates` is set.
+    pub layout_2d: Option<Vec<[f32; 3]>>,
     /// SD data fields (`> <NAME>` blocks), candidate targets.
     pub properties: BTreeMap<String, String>,
 }
@@ -80,21 +88,70 @@ impl SdfMolecule {
     }
 }
 
-/// Reads every record of an SDF (or a single MOL file), V2000 or V3000.
+/// Reads every record of an SDF (or a single MOL file), V2000 or V3000; a path ending
+/// in `.gz` is gunzipped first.
 ///
 /// Records that fail are returned as errors in place, so a caller can report the
 /// record index and reason and keep the others (never silent loss).
 ///
 /// # Errors
-/// [`StructureFileError::Io`] when the file cannot be read.
+/// [`StructureFileError::Io`] when the file cannot be read, is not valid gzip or not
+/// UTF-8.
 pub fn read_sdf(
     path: &Path,
 ) -> Result<Vec<Result<SdfMolecule, StructureFileError>>, StructureFileError> {
-    let text = std::fs::read_to_string(path).map_err(|source| StructureFileError::Io {
+    let io = |source: std::io::Error| StructureFileError::Io {
         path: path.display().to_string(),
         source,
-    })?;
+    };
+    let text = if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+    {
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut text = String::new();
+        flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file))
+            .read_to_string(&mut text)
+            .map_err(io)?;
+        text
+    } else {
+        std::fs::read_to_string(path).map_err(io)?
+    };
     Ok(parse_sdf(&text, &path.display().to_string()))
+}
+
+/// Shortest distance two bonded heavy atoms may have in a file's conformer (Angstrom);
+/// closer, the coordinates are not this molecule's (or atoms coincide).
+pub const MIN_BOND_ANGSTROM: f64 = 0.5;
+
+/// Checks that every bond of `mol` has a length a bond can have in `coordinates`: at
+/// least [`MIN_BOND_ANGSTROM`] and at most the sum of covalent radii plus
+/// [`BOND_TOLERANCE_ANGSTROM`] (the rule [`match_coordinates`] uses).
+///
+/// # Errors
+/// The first bond that does not fit: its atoms (1-based, as in a MOL block) and length.
+pub fn check_bond_lengths(mol: &Molecule, coordinates: &[[f32; 3]]) -> Result<(), String> {
+    for bond in mol.bonds() {
+        let (p, q) = (coordinates[bond.begin], coordinates[bond.end]);
+        let d = (0..3)
+            .map(|c| f64::from(p[c] - q[c]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let (za, zb) = (
+            mol.atoms()[bond.begin].atomic_number,
+            mol.atoms()[bond.end].atomic_number,
+        );
+        let longest = covalent_radius(za) + covalent_radius(zb) + BOND_TOLERANCE_ANGSTROM;
+        if !(MIN_BOND_ANGSTROM..=longest).contains(&d) {
+            return Err(format!(
+                "the bond between heavy atoms {} and {} is {d:.2} Angstrom long (a bond \
+                 between these elements is {MIN_BOND_ANGSTROM}-{longest:.2})",
+                bond.begin + 1,
+                bond.end + 1
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// [`read_sdf`] on text; `label` names the source in errors.
@@ -120,44 +177,57 @@ pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFi
                     .map(|p| [p.x as f32, p.y as f32, p.z as f32])
                     .collect::<Vec<_>>()
             });
+            // A flat block keeps its depiction unless every atom sits at the origin
+            // (a writer that left the coordinates out).
+            let flat = (conformer.is_none()
+                && rec.coords.iter().any(|&(x, y)| x != 0.0 || y != 0.0))
+            .then(|| {
+                rec.coords
+                    .iter()
+                    .map(|&(x, y)| [x as f32, y as f32, 0.0])
+                    .collect::<Vec<_>>()
+            });
             // The MOL block's explicit hydrogens are graph atoms; going through SMILES
             // (atom order recorded) folds them exactly as a SMILES input would be.
+            let molecule_error = |source| StructureFileError::Molecule {
+                path: label.to_string(),
+                record,
+                name: name.clone(),
+                source,
+            };
             let (smiles, order) =
-                guard(&name, || Ok(write_with_atom_order(&rec.mol))).map_err(|source| {
-                    StructureFileError::Molecule {
-                        path: label.to_string(),
-                        record,
-                        source,
-                    }
-                })?;
-            let molecule = Molecule::from_written_smiles(&smiles).map_err(|source| {
-                StructureFileError::Molecule {
-                    path: label.to_string(),
-                    record,
-                    source,
-                }
-            })?;
-            let coordinates = match conformer {
-                Some(points) if points.len() == n_parsed => Some(
-                    molecule
-                        .source_atoms()
-                        .iter()
-                        .map(|&k| points[order[k].0 as usize])
-                        .collect(),
-                ),
-                Some(points) => {
+                guard(&name, || Ok(write_with_atom_order(&rec.mol))).map_err(molecule_error)?;
+            let molecule = Molecule::from_written_smiles(&smiles).map_err(molecule_error)?;
+            // Rows of the file's atom block, in the molecule's heavy-atom order.
+            let heavy_rows = |points: Vec<[f32; 3]>| -> Result<Vec<[f32; 3]>, StructureFileError> {
+                if points.len() != n_parsed {
                     return Err(format(format!(
                         "{} coordinate rows for {n_parsed} atoms",
                         points.len()
                     )));
                 }
-                None => None,
+                Ok(molecule
+                    .source_atoms()
+                    .iter()
+                    .map(|&k| points[order[k].0 as usize])
+                    .collect())
             };
+            let coordinates = conformer.map(heavy_rows).transpose()?;
+            let layout_2d = flat.map(heavy_rows).transpose()?;
+            if let Some(xyz) = &coordinates {
+                check_bond_lengths(&molecule, xyz).map_err(|reason| {
+                    StructureFileError::Mismatch {
+                        name: format!("{label} record {record} ({name})"),
+                        reason,
+                    }
+                })?;
+            }
             Ok(SdfMolecule {
                 record,
                 name,
                 molecule,
                 coordinates,
+                layout_2d,
                 properties: rec.properties.into_iter().collect(),
             })
         })
@@ -189,170 +259,6 @@ pub fn read_xyz(path: &Path) -> Result<(Vec<u8>, Vec<[f64; 3]>), StructureFileEr
             .collect(),
         frame.atoms.iter().map(|a| [a.x, a.y, a.z]).collect(),
     ))
-}
-
-/// Covalent radius in Angstrom (Cordero et al. 2008; sp3 carbon), 1.5 for elements not
-/// listed. Used only to recognise bonded atom pairs.
-fn covalent_radius(atomic_number: u8) -> f64 {
-    match atomic_number {
-        1 => 0.31,
-        5 => 0.84,
-        6 => 0.76,
-        7 => 0.71,
-        8 => 0.66,
-        9 => 0.57,
-        14 => 1.11,
-        15 => 1.07,
-        16 => 1.05,
-        17 => 1.02,
-        35 => 1.20,
-        53 => 1.39,
-        _ => 1.5,
-    }
-}
-
-/// Slack added to the sum of covalent radii when deciding a pair is bonded (Angstrom).
-pub const BOND_TOLERANCE_ANGSTROM: f64 = 0.45;
-
-/// Depth-first assignment of geometry rows (`slots`: element, position) to the atoms
-/// of `mol`, in atom order; a row fits when it has the atom's element and lies within
-/// bonding distance of the rows of the atom's already-assigned neighbours.
-struct Matcher<'a> {
-    mol: &'a Molecule,
-    z: Vec<u8>,
-    /// Total hydrogens of each atom of `mol`.
-    hydrogens: Vec<u8>,
-    /// Hydrogen rows nearest to each slot, when the geometry lists hydrogens.
-    h_counts: Option<Vec<u8>>,
-    slots: Vec<(u8, [f64; 3])>,
-    assigned: Vec<usize>,
-    used: Vec<bool>,
-    budget: usize,
-}
-
-impl Matcher<'_> {
-    fn bonded(&self, a: usize, sa: usize, b: usize, sb: usize) -> bool {
-        let (p, q) = (self.slots[sa].1, self.slots[sb].1);
-        let d = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
-        d <= covalent_radius(self.z[a]) + covalent_radius(self.z[b]) + BOND_TOLERANCE_ANGSTROM
-    }
-
-    fn search(&mut self, atom: usize) -> bool {
-        if atom == self.z.len() {
-            return true;
-        }
-        for slot in 0..self.slots.len() {
-            if self.used[slot]
-                || self.slots[slot].0 != self.z[atom]
-                || self
-                    .h_counts
-                    .as_ref()
-                    .is_some_and(|h| h[slot] != self.hydrogens[atom])
-            {
-                continue;
-            }
-            if self.budget == 0 {
-                return false;
-            }
-            self.budget -= 1;
-            let fits = self.mol.neighbours(atom).iter().all(|&nb| {
-                self.assigned[nb] == usize::MAX || self.bonded(atom, slot, nb, self.assigned[nb])
-            });
-            if !fits {
-                continue;
-            }
-            self.assigned[atom] = slot;
-            self.used[slot] = true;
-            if self.search(atom + 1) {
-                return true;
-            }
-            self.assigned[atom] = usize::MAX;
-            self.used[slot] = false;
-        }
-        false
-    }
-}
-
-/// Heavy-atom coordinates of `mol` taken from a coordinate list with its own atom order
-/// (e.g. QM9's DFT geometry for its SMILES). Hydrogen rows are ignored; every heavy atom
-/// of `mol` is assigned one heavy row of the same element such that every bond of
-/// `mol` is at most the sum of covalent radii plus [`BOND_TOLERANCE_ANGSTROM`] long
-/// and, when the geometry lists hydrogens, the row has as many nearest hydrogen rows
-/// as the atom has hydrogens (a backtracking search, trying the rows in their own
-/// order first).
-///
-/// # Errors
-/// [`StructureFileError::Mismatch`] when element counts differ or no assignment fits
-/// the bonds (the geometry is not this molecule's).
-pub fn match_coordinates(
-    mol: &Molecule,
-    elements: &[u8],
-    coordinates: &[[f64; 3]],
-) -> Result<Vec<[f32; 3]>, StructureFileError> {
-    let mismatch = |reason: String| StructureFileError::Mismatch {
-        name: mol.smiles().to_string(),
-        reason,
-    };
-    if elements.len() != coordinates.len() {
-        return Err(mismatch(format!(
-            "{} elements but {} coordinate rows",
-            elements.len(),
-            coordinates.len()
-        )));
-    }
-    let rows: Vec<usize> = (0..elements.len()).filter(|&r| elements[r] != 1).collect();
-    let n = mol.num_atoms();
-    if rows.len() != n {
-        return Err(mismatch(format!(
-            "{} heavy atoms in the geometry, {n} in the graph",
-            rows.len()
-        )));
-    }
-    // Hydrogen rows, when the geometry has them, go to their nearest heavy row; a row
-    // then only fits an atom with that many hydrogens (tells C=O from C-OH apart).
-    let h_counts = elements.contains(&1).then(|| {
-        let mut counts = vec![0u8; rows.len()];
-        for h in (0..elements.len()).filter(|&r| elements[r] == 1) {
-            let d2 = |r: usize| -> f64 {
-                (0..3)
-                    .map(|c| (coordinates[r][c] - coordinates[h][c]).powi(2))
-                    .sum()
-            };
-            if let Some(slot) = (0..rows.len()).min_by(|&a, &b| d2(rows[a]).total_cmp(&d2(rows[b])))
-            {
-                counts[slot] = counts[slot].saturating_add(1);
-            }
-        }
-        counts
-    });
-    let mut matcher = Matcher {
-        mol,
-        z: mol.atoms().iter().map(|a| a.atomic_number).collect(),
-        hydrogens: mol.atoms().iter().map(|a| a.total_hydrogens).collect(),
-        h_counts,
-        slots: rows
-            .iter()
-            .map(|&r| (elements[r], coordinates[r]))
-            .collect(),
-        assigned: vec![usize::MAX; n],
-        used: vec![false; rows.len()],
-        budget: 1_000_000,
-    };
-    if !matcher.search(0) {
-        return Err(mismatch(if matcher.budget == 0 {
-            "no atom assignment found within the search budget".into()
-        } else {
-            "no assignment of the geometry's atoms fits the bonds".into()
-        }));
-    }
-    let assigned = matcher.assigned;
-    Ok(assigned
-        .iter()
-        .map(|&slot| {
-            let p = coordinates[rows[slot]];
-            [p[0] as f32, p[1] as f32, p[2] as f32]
-        })
-        .collect())
 }
 
 #[cfg(test)]
@@ -452,50 +358,5 @@ $$$$
         assert!(records[0].is_ok());
         let e = records[1].as_ref().unwrap_err().to_string();
         assert!(e.contains("two.sdf record 1"), "{e}");
-    }
-
-    #[test]
-    fn xyz_geometry_matches_a_smiles_in_another_atom_order() {
-        // QM9-like: ethanol's geometry listed O first, hydrogens last.
-        let dir = std::env::temp_dir().join(format!("molattn-xyz-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("ethanol.xyz");
-        std::fs::write(
-            &path,
-            "9\nethanol, heavy atoms out of SMILES order\nO 1.4311 0.3229 0.5867\nC 0.4658 -0.5116 -0.0368\nC -0.8883 0.1670 -0.0273\nH 1.4999 1.1755 0.1322\nH -0.8487 1.1157 -0.5716\nH -1.6379 -0.4527 -0.5232\nH -1.2064 0.3821 0.9971\nH 0.7755 -0.7373 -1.0612\nH 0.4094 -1.4616 0.5041\n",
-        )
-        .unwrap();
-        let (elements, xyz) = read_xyz(&path).unwrap();
-        assert_eq!(elements, vec![8, 6, 6, 1, 1, 1, 1, 1, 1]);
-        let mol = Molecule::from_smiles("CCO").unwrap();
-        let matched = match_coordinates(&mol, &elements, &xyz).unwrap();
-        assert_eq!(matched[0], [-0.8883, 0.1670, -0.0273]);
-        assert_eq!(matched[1], [0.4658, -0.5116, -0.0368]);
-        assert_eq!(matched[2], [1.4311, 0.3229, 0.5867]);
-        // The same geometry does not fit dimethyl ether (C-O-C).
-        let ether = Molecule::from_smiles("COC").unwrap();
-        let e = match_coordinates(&ether, &elements, &xyz).unwrap_err();
-        assert!(e.to_string().contains("COC"), "{e}");
-        // Wrong heavy-atom count.
-        let e = match_coordinates(&Molecule::from_smiles("CC").unwrap(), &elements, &xyz);
-        assert!(e.unwrap_err().to_string().contains("3 heavy atoms"));
-        // Hydrogens tell same-element atoms apart: acetic acid listed with the
-        // hydroxyl O before the carbonyl O; bond lengths alone accept both orders.
-        let acid = Molecule::from_smiles("CC(=O)O").unwrap();
-        let (el, geo): (Vec<u8>, Vec<[f64; 3]>) = [
-            (8, [1.95, -0.95, 0.0]), // O-H oxygen
-            (6, [0.0, 0.0, 0.0]),    // CH3
-            (6, [1.50, 0.10, 0.0]),  // carboxyl C
-            (8, [2.15, 1.15, 0.0]),  // C=O oxygen
-            (1, [2.90, -0.85, 0.0]), // H on the hydroxyl O
-            (1, [-0.40, 1.0, 0.0]),
-            (1, [-0.35, -0.50, 0.88]),
-            (1, [-0.35, -0.50, -0.88]),
-        ]
-        .into_iter()
-        .unzip();
-        let got = match_coordinates(&acid, &el, &geo).unwrap();
-        assert_eq!(got[2], [2.15, 1.15, 0.0]); // atom 2 is =O
-        assert_eq!(got[3], [1.95, -0.95, 0.0]); // atom 3 is the OH oxygen
     }
 }

@@ -28,6 +28,10 @@ pub struct MoleculeTable {
     pub targets: Vec<Vec<f32>>,
     /// Names of the target columns.
     pub target_columns: Vec<String>,
+    /// Identity of each row in reports and predictions (an SDF record's title or
+    /// `--id-field`, an XYZ file's name); empty when the rows have none but their
+    /// position (a CSV).
+    pub ids: Vec<String>,
     /// Rows without a usable label (every target missing) or with a target cell that is
     /// not a number, in row order: skipped for training and reported, never an abort. A
     /// row with some targets missing is kept; those cells are NaN and masked.
@@ -61,6 +65,21 @@ impl MoleculeTable {
     pub fn read_delimited(
         path: &Path,
         smiles_column: &str,
+        target_columns: &[String],
+        delimiter: u8,
+    ) -> Result<Self, TrainError> {
+        Self::read_delimited_ids(path, smiles_column, None, target_columns, delimiter)
+    }
+
+    /// [`MoleculeTable::read_delimited`], taking each row's identity
+    /// ([`MoleculeTable::ids`]) from column `id_column` when given.
+    ///
+    /// # Errors
+    /// As [`MoleculeTable::read_delimited`]; a missing `id_column` too.
+    pub fn read_delimited_ids(
+        path: &Path,
+        smiles_column: &str,
+        id_column: Option<&str>,
         target_columns: &[String],
         delimiter: u8,
     ) -> Result<Self, TrainError> {
@@ -100,6 +119,7 @@ impl MoleculeTable {
                 })
         };
         let smiles_at = column(smiles_column)?;
+        let id_at = id_column.map(column).transpose()?;
         let target_at: Vec<usize> = target_columns
             .iter()
             .map(|c| column(c))
@@ -108,53 +128,23 @@ impl MoleculeTable {
             smiles: Vec::new(),
             targets: Vec::new(),
             target_columns: target_columns.to_vec(),
+            ids: Vec::new(),
             label_problems: Vec::new(),
         };
         for (row, record) in reader.records().enumerate() {
             let record = record.map_err(|e| csv_err(format!("row {row}: {e}")))?;
             let smiles = record.get(smiles_at).unwrap_or_default().to_string();
-            let mut values = Vec::with_capacity(target_at.len());
-            let mut bad: Option<String> = None;
-            let mut first_missing: Option<String> = None;
-            for (&at, name) in target_at.iter().zip(target_columns) {
-                let cell = record.get(at).unwrap_or_default().trim();
-                let parsed = cell.parse::<f32>().ok();
-                // NaN in any spelling (`NAN`, `nan`) is missing, as pandas' NA strings.
-                let missing =
-                    MISSING_LABEL_CELLS.contains(&cell) || parsed.is_some_and(f32::is_nan);
-                match parsed.filter(|v| v.is_finite() && !missing) {
-                    Some(v) => values.push(v),
-                    None => {
-                        values.push(f32::NAN);
-                        if missing {
-                            first_missing.get_or_insert_with(|| {
-                                format!("column {name:?} ({cell:?} is missing)")
-                            });
-                        } else {
-                            bad.get_or_insert_with(|| {
-                                format!("column {name:?} ({cell:?} is not a finite number)")
-                            });
-                        }
-                    }
-                }
+            if let Some(at) = id_at {
+                table
+                    .ids
+                    .push(record.get(at).unwrap_or_default().trim().to_string());
             }
-            // A malformed number skips its row (a data error, reported); a missing label
-            // is masked in the loss and metrics of its task (chemprop's convention), and
-            // only a row with no label at all is skipped.
-            let problem = match (bad, first_missing) {
-                (Some(reason), _) => Some((BAD_LABEL, reason)),
-                (None, Some(reason))
-                    if !target_at.is_empty() && values.iter().all(|v| v.is_nan()) =>
-                {
-                    let reason = if target_at.len() == 1 {
-                        reason
-                    } else {
-                        format!("every target column is missing (first: {reason})")
-                    };
-                    Some((MISSING_LABEL, reason))
-                }
-                _ => None,
-            };
+            let cells: Vec<(&str, Option<&str>)> = target_at
+                .iter()
+                .zip(target_columns)
+                .map(|(&at, name)| (name.as_str(), Some(record.get(at).unwrap_or_default())))
+                .collect();
+            let (values, problem) = parse_labels(&cells, "column");
             if let Some((kind, reason)) = problem {
                 table.label_problems.push(SkippedMolecule {
                     row,
@@ -185,6 +175,62 @@ impl MoleculeTable {
     pub fn is_empty(&self) -> bool {
         self.smiles.is_empty()
     }
+}
+
+/// Targets of one row from its cells (`(target name, cell)`; a `None` cell is a field
+/// the record does not have), and why the row is not trained on, if it is not:
+/// [`BAD_LABEL`] when a cell is neither a finite number nor missing, [`MISSING_LABEL`]
+/// when every target is missing. A missing cell is empty, an NA string
+/// ([`MISSING_LABEL_CELLS`]) or NaN in any spelling, and reads as NaN (masked per task,
+/// chemprop's convention). `what` names a cell's container in the reason (`column`,
+/// `field`).
+pub(crate) fn parse_labels(
+    cells: &[(&str, Option<&str>)],
+    what: &str,
+) -> (Vec<f32>, Option<(&'static str, String)>) {
+    let mut values = Vec::with_capacity(cells.len());
+    let mut bad: Option<String> = None;
+    let mut first_missing: Option<String> = None;
+    for &(name, cell) in cells {
+        let Some(cell) = cell.map(str::trim) else {
+            values.push(f32::NAN);
+            first_missing.get_or_insert_with(|| format!("{what} {name:?} is absent"));
+            continue;
+        };
+        let parsed = cell.parse::<f32>().ok();
+        // NaN in any spelling (`NAN`, `nan`) is missing, as pandas' NA strings.
+        let missing = MISSING_LABEL_CELLS.contains(&cell) || parsed.is_some_and(f32::is_nan);
+        match parsed.filter(|v| v.is_finite() && !missing) {
+            Some(v) => values.push(v),
+            None => {
+                values.push(f32::NAN);
+                if missing {
+                    first_missing
+                        .get_or_insert_with(|| format!("{what} {name:?} ({cell:?} is missing)"));
+                } else {
+                    bad.get_or_insert_with(|| {
+                        format!("{what} {name:?} ({cell:?} is not a finite number)")
+                    });
+                }
+            }
+        }
+    }
+    // A malformed number skips its row (a data error, reported); a missing label is
+    // masked in the loss and metrics of its task, and only a row with no label at all
+    // is skipped.
+    let problem = match (bad, first_missing) {
+        (Some(reason), _) => Some((BAD_LABEL, reason)),
+        (None, Some(reason)) if !cells.is_empty() && values.iter().all(|v| v.is_nan()) => {
+            let reason = if cells.len() == 1 {
+                reason
+            } else {
+                format!("every target {what} is missing (first: {reason})")
+            };
+            Some((MISSING_LABEL, reason))
+        }
+        _ => None,
+    };
+    (values, problem)
 }
 
 /// The target columns of `--targets-from START:` (every header column from 0-based

@@ -82,14 +82,24 @@ pub(crate) fn write_test_predictions(
         reason: e.to_string(),
     };
     let mut w = csv::Writer::from_path(path).map_err(csv_error)?;
-    let mut header = vec!["row".to_string(), "smiles".to_string()];
+    // Rows with an identity (an SDF record's title, an XYZ file) name it.
+    let with_ids = !table.ids.is_empty();
+    let mut header = vec!["row".to_string()];
+    if with_ids {
+        header.push("id".into());
+    }
+    header.push("smiles".into());
     for c in &labels.columns {
         header.push(c.clone());
         header.push(format!("{c}_pred"));
     }
     w.write_record(&header).map_err(csv_error)?;
     for ((r, row), target) in raw.iter().zip(rows).zip(targets) {
-        let mut rec = vec![row.to_string(), table.smiles[*row].clone()];
+        let mut rec = vec![row.to_string()];
+        if with_ids {
+            rec.push(table.ids[*row].clone());
+        }
+        rec.push(table.smiles[*row].clone());
         for (t, p) in target.iter().zip(labels.output(r)) {
             rec.push(if t.is_finite() {
                 t.to_string()

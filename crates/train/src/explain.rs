@@ -158,7 +158,11 @@ fn explain_mat(
     };
     let model = inference.load_best_model(run_dir, &device)?;
     let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
-    let features = spec.featurizer.featurize_smiles(smiles).map_err(invalid)?;
+    let featurizer = mol_featurize::MatFeaturizer {
+        conformer: crate::predict::conformer_for_smiles(&spec.featurizer.conformer),
+        ..spec.featurizer.clone()
+    };
+    let features = featurizer.featurize_smiles(smiles).map_err(invalid)?;
     let batch = MatBatch::from_data(&pad_batch(&[&features]).map_err(invalid)?, &device);
     let embedded = model
         .src_embed
@@ -204,7 +208,8 @@ fn explain_transformer_m(
     let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
     // The 3D channel gets a conformer made as in training (RDKit's recipe); a molecule
     // left with a 2D layout runs in 2D, as in training.
-    let xyz = coordinates(&mol, &spec.featurizer().conformer)
+    let conformer = crate::predict::conformer_for_smiles(&spec.featurizer().conformer);
+    let xyz = coordinates(&mol, &conformer)
         .filter(|(_, method)| *method == CoordinateMethod::Embed3d)
         .map(|(xyz, _)| {
             xyz.iter()

@@ -5,13 +5,16 @@ use std::path::Path;
 
 use burn::prelude::*;
 use models::{MatBatch, MatModel};
+use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::graphormer::GraphormerFeatures;
-use mol_featurize::{FeaturizeReport, MatFeatures, featurize_all_cached, pad_batch};
+use mol_featurize::{ConformerOptions, FeaturizeReport, MatFeatures, pad_batch};
 use serde::Serialize;
 
+use crate::data::MoleculeTable;
 use crate::error::TrainError;
 use crate::run_kind::{RunKind, run_kind};
 use crate::run_spec::RunSpec;
+use crate::table_data::{TableData, featurize_table};
 use crate::transformer_m::TmRunSpec;
 
 /// Runs `model` (evaluation mode) over `features` in batches of `batch_size`.
@@ -37,12 +40,15 @@ pub fn predict_raw(
     out
 }
 
-/// One prediction of [`predict_smiles`].
+/// One prediction of [`predict_table`].
 #[derive(Debug, Clone, Serialize)]
 pub struct Prediction {
-    /// Input row.
+    /// Input row (a structure file's record index).
     pub row: usize,
-    /// SMILES as given.
+    /// The row's identity (an SDF record's title or id field, an XYZ file), when the
+    /// input has one.
+    pub id: Option<String>,
+    /// SMILES as given (an SDF record's canonical SMILES).
     pub smiles: String,
     /// One value per target: the target's unit for regression, the probability of the
     /// positive class for classification. `None` if the molecule was skipped.
@@ -51,10 +57,10 @@ pub struct Prediction {
     pub error: Option<String>,
 }
 
-/// What [`predict_smiles`] returns.
+/// What [`predict_table`] returns.
 #[derive(Debug, Clone)]
 pub struct PredictOutput {
-    /// One prediction per input SMILES, in order.
+    /// One prediction per input row, in order.
     pub predictions: Vec<Prediction>,
     /// Featurization report of the inputs.
     pub report: FeaturizeReport,
@@ -64,10 +70,54 @@ pub struct PredictOutput {
     pub kind: RunKind,
 }
 
+/// The conformer settings for molecules given as SMILES: a run's own, except that a run
+/// trained on a file's coordinates gets ETKDG + UFF conformers (SMILES come without
+/// any), as a QM9 run trained on DFT geometries does.
+pub fn conformer_for_smiles(trained: &ConformerOptions) -> ConformerOptions {
+    let mut options = trained.clone();
+    if options.method == CoordinateMethod::File {
+        options.method = CoordinateMethod::Embed3d;
+    }
+    options
+}
+
+/// A featurizer's conformer settings for `data`: its own for a structure file, else
+/// [`conformer_for_smiles`].
+fn conformer_for(trained: &ConformerOptions, data: &TableData) -> ConformerOptions {
+    match data.structures {
+        Some(_) => trained.clone(),
+        None => conformer_for_smiles(trained),
+    }
+}
+
+/// [`predict_table`] for SMILES.
+///
+/// # Errors
+/// As [`predict_table`].
+pub fn predict_smiles(
+    run_dir: &Path,
+    smiles: &[String],
+    device: &Device,
+    conformer_cache: Option<&Path>,
+) -> Result<PredictOutput, TrainError> {
+    let data = TableData {
+        table: MoleculeTable {
+            smiles: smiles.to_vec(),
+            targets: vec![Vec::new(); smiles.len()],
+            target_columns: Vec::new(),
+            ids: Vec::new(),
+            label_problems: Vec::new(),
+        },
+        structures: None,
+    };
+    predict_table(run_dir, &data, device, conformer_cache)
+}
+
 /// Loads the best model of a run directory written by `train` (MAT, or Transformer-M on
-/// a table or QM9) and predicts every SMILES, featurized exactly as in training (a QM9
-/// Transformer-M run, trained on DFT geometries, gets ETKDG + UFF conformers for new
-/// molecules).
+/// a table or QM9) and predicts every row of `data`, featurized as in training: a run
+/// trained on a structure file's coordinates takes each record's own, and gets ETKDG +
+/// UFF conformers for molecules given as SMILES ([`conformer_for_smiles`]), as
+/// does a QM9 Transformer-M run trained on DFT geometries.
 ///
 /// `conformer_cache`: folder of the conformer cache ([`mol_featurize::cache`]), or `None`
 /// to embed every molecule.
@@ -75,21 +125,22 @@ pub struct PredictOutput {
 /// # Errors
 /// [`TrainError::Checkpoint`] if the run directory lacks `run.json` or
 /// `best_model.bpk`, or they do not fit each other.
-pub fn predict_smiles(
+pub fn predict_table(
     run_dir: &Path,
-    smiles: &[String],
+    data: &TableData,
     device: &Device,
     conformer_cache: Option<&Path>,
 ) -> Result<PredictOutput, TrainError> {
     let cache = crate::open_conformer_cache(conformer_cache);
-    let progress = smiles.len() > 200;
+    let progress = data.table.len() > 200;
     let kind = run_kind(run_dir)?;
     let (present, raw, report, labels) = match kind {
         RunKind::Mat => {
             let spec = RunSpec::load(run_dir)?;
             let model = spec.load_best_model(run_dir, device)?;
-            let (features, report) =
-                featurize_all_cached(smiles, &spec.featurizer, progress, cache.as_ref());
+            let mut featurizer = spec.featurizer.clone();
+            featurizer.conformer = conformer_for(&featurizer.conformer, data);
+            let (features, report) = featurize_table(&featurizer, data, progress, cache.as_ref())?;
             let ok: Vec<&MatFeatures> = features.iter().flatten().collect();
             let raw = predict_raw(&model, &ok, spec.train.batch_size, device);
             let present = features.iter().map(Option::is_some).collect::<Vec<_>>();
@@ -98,8 +149,9 @@ pub fn predict_smiles(
         RunKind::TransformerM => {
             let spec = TmRunSpec::load(run_dir)?;
             let model = spec.load_best_model(run_dir, device)?;
-            let (features, report) =
-                featurize_all_cached(smiles, &spec.featurizer(), progress, cache.as_ref());
+            let mut featurizer = spec.featurizer();
+            featurizer.conformer = conformer_for(&featurizer.conformer, data);
+            let (features, report) = featurize_table(&featurizer, data, progress, cache.as_ref())?;
             let ok: Vec<&GraphormerFeatures> = features.iter().flatten().collect();
             let raw = crate::transformer_m::predict_raw(
                 &model,
@@ -116,12 +168,15 @@ pub fn predict_smiles(
     crate::print_cache_report(&report);
     let mut raw = raw.into_iter();
     let mut skipped = report.skipped.iter().peekable();
-    let predictions = smiles
+    let predictions = data
+        .table
+        .smiles
         .iter()
         .enumerate()
         .map(|(row, s)| {
             let mut p = Prediction {
                 row,
+                id: data.table.ids.get(row).cloned(),
                 smiles: s.clone(),
                 values: None,
                 error: None,

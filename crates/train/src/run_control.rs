@@ -6,6 +6,8 @@ use burn::prelude::*;
 use mol_featurize::{FeaturizeReport, Featurizer, featurize_all_cached};
 
 use crate::engine::{Devices, Progress};
+use crate::error::TrainError;
+use crate::table_data::{Featurized, TableData};
 
 /// Options of a training run that are not part of the run's definition.
 #[derive(Debug, Clone, Default)]
@@ -38,6 +40,26 @@ impl RunControl {
         featurize_all_cached(
             smiles,
             featurizer,
+            self.progress != Progress::Quiet,
+            cache.as_ref(),
+        )
+    }
+
+    /// [`RunControl::featurize`] for a table read from any molecule file
+    /// ([`crate::table_data::featurize_table`]: the file's own coordinates with
+    /// `--coords file`).
+    ///
+    /// # Errors
+    /// `--coords file` on a table without coordinates.
+    pub fn featurize_table<F: Featurizer>(
+        &self,
+        featurizer: &F,
+        data: &TableData,
+    ) -> Result<Featurized<F::Features>, TrainError> {
+        let cache = crate::open_conformer_cache(self.conformer_cache.as_deref());
+        crate::table_data::featurize_table(
+            featurizer,
+            data,
             self.progress != Progress::Quiet,
             cache.as_ref(),
         )

@@ -12,6 +12,7 @@ use crate::engine::MetricKind;
 use crate::error::TrainError;
 use crate::masked_loss::LossKind;
 use crate::run_kind::RunKind;
+use crate::table_data::{MoleculeFormat, MoleculeSource};
 
 /// Kind of prediction task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -116,9 +117,12 @@ pub struct RunSpec {
     /// Always [`RunKind::Mat`]: tells run directories apart ([`crate::run_kind`]).
     #[serde(default = "RunKind::mat")]
     pub kind: RunKind,
-    /// Dataset CSV.
+    /// Dataset: a delimited file, an SDF, or XYZ files (see `format`).
     pub data: PathBuf,
-    /// SMILES column name.
+    /// How `data` is read (runs written before structure files read a delimited file).
+    #[serde(default)]
+    pub format: MoleculeFormat,
+    /// SMILES column name (delimited files, XYZ labels).
     pub smiles_column: String,
     /// Field delimiter of `data` (`,` unless the user gave `--delimiter`).
     #[serde(default = "default_delimiter")]
@@ -186,6 +190,16 @@ impl RunSpec {
     /// Model outputs back to target units (identity for classification).
     pub fn unscale(&self, raw: &[f32]) -> Vec<f32> {
         self.labels().unscale(raw)
+    }
+
+    /// The run's molecule file and how it is read.
+    pub fn molecule_source(&self) -> MoleculeSource {
+        MoleculeSource {
+            path: self.data.clone(),
+            format: self.format.clone(),
+            smiles_column: self.smiles_column.clone(),
+            delimiter: self.delimiter,
+        }
     }
 
     /// The run's labels: task, target columns and their training scaling.

@@ -5,7 +5,7 @@
 //! ([`crate::transformer_m::train_table_transformer_m`]) bring only what differs: their
 //! featurizer, their engine fit and their batched inference ([`TableFamily`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,16 +23,13 @@ use crate::report::TrainSummary;
 use crate::run_control::RunControl;
 use crate::run_spec::{Labels, SplitSpec, Task};
 use crate::splits::split_rows;
+use crate::table_data::{Featurized, MoleculeSource, TableData};
 
 /// Where a table run's molecules and labels come from.
 #[derive(Debug, Clone)]
 pub(crate) struct TableInput {
-    /// The delimited file.
-    pub(crate) data: PathBuf,
-    /// SMILES column.
-    pub(crate) smiles_column: String,
-    /// Field delimiter.
-    pub(crate) delimiter: char,
+    /// The molecule file and how it is read.
+    pub(crate) source: MoleculeSource,
     /// Split.
     pub(crate) split: SplitSpec,
     /// Task and target columns (the scaling is computed by the run).
@@ -50,12 +47,16 @@ pub(crate) trait TableFamily {
     /// The trained model (plain device).
     type Model;
 
-    /// Features of every SMILES (`None` where skipped) and the featurization report.
+    /// Features of every row (`None` where skipped) and the featurization report
+    /// ([`crate::table_data::featurize_table`] with the family's featurizer).
+    ///
+    /// # Errors
+    /// `--coords file` on a table without coordinates.
     fn featurize(
         &self,
-        smiles: &[String],
+        data: &TableData,
         control: &RunControl,
-    ) -> (Vec<Option<Self::Features>>, FeaturizeReport);
+    ) -> Result<Featurized<Self::Features>, TrainError>;
 
     /// Where a molecule's coordinates came from (the report counts them).
     fn coordinate_source(features: &Self::Features) -> CoordinateMethod;
@@ -111,27 +112,23 @@ pub(crate) fn train_table<M: TableFamily>(
     device: &Device,
 ) -> Result<TrainSummary, TrainError> {
     std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
-    let table = MoleculeTable::read_delimited(
-        &input.data,
-        &input.smiles_column,
-        &input.target_columns,
-        crate::data::delimiter_byte(input.delimiter)?,
-    )?;
+    let data = input.source.read(&input.target_columns)?;
+    let table = &data.table;
     if table.is_empty() {
         return Err(TrainError::Invalid(format!(
             "{}: no rows",
-            input.data.display()
+            input.source.path.display()
         )));
     }
     if input.task == Task::Classification {
-        check_binary(&table, &input.target_columns, &input.data)?;
+        check_binary(table, &input.target_columns, &input.source.path)?;
     }
 
     let t0 = Instant::now();
-    let (features, report) = family.featurize(&table.smiles, control);
+    let (features, report) = family.featurize(&data, control)?;
     crate::print_cache_report(&report);
     let featurize_seconds = t0.elapsed().as_secs_f64();
-    let (mut features, report) = drop_unlabelled(&table, features, report, M::coordinate_source);
+    let (mut features, report) = drop_unlabelled(table, features, report, M::coordinate_source);
     write_json(&run_dir.join("featurize_report.json"), &report)?;
     if report.n_skipped > 0 {
         eprintln!(
@@ -145,7 +142,7 @@ pub(crate) fn train_table<M: TableFamily>(
         }
     }
 
-    let split = split_rows(&input.split, &table, &features)?;
+    let split = split_rows(&input.split, table, &features)?;
     let keep = |rows: &[usize]| -> (Vec<usize>, usize) {
         let kept: Vec<usize> = rows
             .iter()
@@ -171,7 +168,7 @@ pub(crate) fn train_table<M: TableFamily>(
         std: Vec::new(),
     };
     if input.task == Task::Regression {
-        (labels.mean, labels.std) = standardisation(&table, &train_rows, &input.target_columns)?;
+        (labels.mean, labels.std) = standardisation(table, &train_rows, &input.target_columns)?;
     }
     family.write_spec(&labels, run_dir)?;
 
@@ -221,7 +218,7 @@ pub(crate) fn train_table<M: TableFamily>(
         &raw_test,
         &test_rows,
         &test.targets,
-        &table,
+        table,
     )?;
 
     let summary = TrainSummary {
@@ -268,16 +265,19 @@ pub(crate) fn train_table<M: TableFamily>(
 /// [`TrainError::Invalid`] naming the first other label's row, SMILES, column and value.
 fn check_binary(table: &MoleculeTable, columns: &[String], path: &Path) -> Result<(), TrainError> {
     for (row, labels) in table.targets.iter().enumerate() {
+        let id = table.ids.get(row).map_or_else(
+            || table.smiles[row].clone(),
+            |id| format!("{id}, {}", table.smiles[row]),
+        );
         if let Some((j, v)) = labels
             .iter()
             .enumerate()
             .find(|(_, v)| v.is_finite() && **v != 0.0 && **v != 1.0)
         {
             return Err(TrainError::Invalid(format!(
-                "{}: row {row} ({}): label {v} in column {:?} is not 0 or 1; a classification \
+                "{}: row {row} ({id}): label {v} in column {:?} is not 0 or 1; a classification \
                  task takes binary labels (use --task regression for real values)",
                 path.display(),
-                table.smiles[row],
                 columns[j]
             )));
         }

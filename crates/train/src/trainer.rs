@@ -22,8 +22,8 @@ use burn::optim::AdamConfig;
 use burn::prelude::*;
 use models::MatModel;
 use models::mat::LoadParts;
+use mol_featurize::MatFeatures;
 use mol_featurize::conformer::CoordinateMethod;
-use mol_featurize::{FeaturizeReport, MatFeatures};
 
 use crate::checkpoint::write_json;
 use crate::engine::{self, FitOutcome, FitSettings, Selection, TaskMetric};
@@ -34,6 +34,7 @@ use crate::predict::predict_raw;
 use crate::report::TrainSummary;
 use crate::run_control::RunControl;
 use crate::run_spec::{Labels, RunSpec, Task};
+use crate::table_data::{Featurized, TableData};
 use crate::table_run::{TableFamily, TableInput, train_table};
 
 /// Trains a MAT as described by `spec`, writing into `run_dir`: `run.json`,
@@ -59,9 +60,7 @@ pub fn train_run(
         )));
     }
     let input = TableInput {
-        data: spec.data.clone(),
-        smiles_column: spec.smiles_column.clone(),
-        delimiter: spec.delimiter,
+        source: spec.molecule_source(),
         split: spec.split.clone(),
         task: spec.task,
         target_columns: spec.target_columns.clone(),
@@ -87,10 +86,10 @@ impl TableFamily for MatFamily {
 
     fn featurize(
         &self,
-        smiles: &[String],
+        data: &TableData,
         control: &RunControl,
-    ) -> (Vec<Option<MatFeatures>>, FeaturizeReport) {
-        control.featurize(&self.spec.featurizer, smiles)
+    ) -> Result<Featurized<MatFeatures>, TrainError> {
+        control.featurize_table(&self.spec.featurizer, data)
     }
 
     fn coordinate_source(features: &MatFeatures) -> CoordinateMethod {

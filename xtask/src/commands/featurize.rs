@@ -1,5 +1,5 @@
-//! `cargo xtask featurize`: featurize a CSV for MAT or Transformer-M and report skipped
-//! rows and coordinate sources; optionally write the features (JSON) or the padded batch
+//! `cargo xtask featurize`: featurize a CSV, an SDF or XYZ files for MAT or Transformer-M
+//! and report skipped rows and coordinate sources; optionally write the features (JSON) or the padded batch
 //! (`.npz`, the inputs of the exported model).
 
 #[cfg(feature = "onnx")]
@@ -12,14 +12,17 @@ use anyhow::bail;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use models::transformer_m::Mode;
-use mol_featurize::{Featurizer, GraphormerFeaturizer, featurize_all_cached};
+use mol_featurize::{ConformerOptions, Featurizer, GraphormerFeaturizer, MatFeaturizer};
 use serde::Serialize;
+use train::table_data::{TableData, featurize_table};
 use train::transformer_m::TmRunSpec;
 use train::{RunKind, RunSpec};
 
 #[cfg(not(feature = "onnx"))]
 use super::common::missing_feature;
-use super::common::{CoordsArg, ModelArg, conformer_cache_dir, featurizer};
+use super::common::{
+    CoordsArg, ModelArg, StructureArgs, conformer_cache_dir, coords_for, featurizer,
+};
 
 /// Flags of `featurize`.
 #[derive(clap::Args)]
@@ -27,9 +30,13 @@ pub struct FeaturizeArgs {
     /// Model family whose inputs to make (taken from the run with --run).
     #[arg(long, value_enum, default_value = "mat")]
     pub model: ModelArg,
-    /// CSV with a SMILES column.
+    /// Molecules: a CSV with a SMILES column, an SDF (.sdf, .sdf.gz, .mol), or XYZ files
+    /// with --labels.
     #[arg(long)]
     pub data: PathBuf,
+    /// SDF identity field and XYZ labels.
+    #[command(flatten)]
+    pub structure: StructureArgs,
     /// Cache folder: the conformer cache and prepared datasets (default:
     /// $MOLATTN_CACHE, else $XDG_CACHE_HOME/molattn, else ~/.cache/molattn).
     #[arg(long)]
@@ -43,9 +50,10 @@ pub struct FeaturizeArgs {
     /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
     #[arg(long, default_value = ",", value_parser = train::data::parse_delimiter)]
     pub delimiter: char,
-    /// Coordinates: MAT's distance matrices, Transformer-M's 3D channel.
-    #[arg(long, value_enum, default_value = "embed3d")]
-    pub coords: CoordsArg,
+    /// Coordinates: MAT's distance matrices, Transformer-M's 3D channel. Default: `file`
+    /// for an SDF or XYZ files, `embed3d` for a CSV.
+    #[arg(long, value_enum)]
+    pub coords: Option<CoordsArg>,
     /// Conformer seed; `train --seed` uses the same one, so a later `train` with that
     /// seed reads these conformers from the cache.
     #[arg(long, default_value_t = 0)]
@@ -90,14 +98,10 @@ fn parse_shard(text: &str) -> Result<(usize, usize), String> {
     Ok((k, n))
 }
 
-/// The rows of shard `k` of `n` (every `n`-th row from `k`), as (row, SMILES).
-fn shard_rows(smiles: Vec<String>, shard: Option<(usize, usize)>) -> (Vec<usize>, Vec<String>) {
+/// The rows of shard `k` of `n` (every `n`-th row from `k`) of a table of `len` rows.
+fn shard_rows(len: usize, shard: Option<(usize, usize)>) -> Vec<usize> {
     let (k, n) = shard.unwrap_or((0, 1));
-    smiles
-        .into_iter()
-        .enumerate()
-        .filter(|(row, _)| row % n == k)
-        .unzip()
+    (0..len).filter(|row| row % n == k).collect()
 }
 
 /// `--format` of `featurize`.
@@ -115,12 +119,18 @@ pub enum FeatureFormat {
 /// Unreadable CSV or run, unwritable output.
 pub fn run(args: FeaturizeArgs) -> Result<()> {
     let cache = conformer_cache_dir(args.cache.clone(), args.no_cache);
-    let smiles = train::data::read_smiles_delimited(
-        &args.data,
-        &args.smiles_column,
-        train::data::delimiter_byte(args.delimiter)?,
-    )?;
-    let (rows, smiles) = shard_rows(smiles, args.shard);
+    let source = args
+        .structure
+        .source(&args.data, &args.smiles_column, args.delimiter)?;
+    let coords = coords_for(args.coords, &source);
+    let all = source.read(&[])?;
+    let rows = shard_rows(all.table.len(), args.shard);
+    let data = all.subset(&rows);
+    // A run trained on a file's coordinates gets conformers for a CSV's SMILES.
+    let for_data = |options: &ConformerOptions| match data.structures {
+        Some(_) => options.clone(),
+        None => train::predict::conformer_for_smiles(options),
+    };
     if let Some((k, n)) = args.shard {
         println!("shard {k}/{n}: {} rows", rows.len());
     }
@@ -140,9 +150,13 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
         RunKind::Mat => {
             let featurizer = match &args.run {
                 Some(run) => RunSpec::load(run)?.featurizer,
-                None => featurizer(args.coords, args.seed, false),
+                None => featurizer(coords, args.seed, false),
             };
-            let features = featurize(&smiles, &rows, &featurizer, cache)?;
+            let featurizer = MatFeaturizer {
+                conformer: for_data(&featurizer.conformer),
+                ..featurizer
+            };
+            let features = featurize(&data, &rows, &featurizer, cache)?;
             out.write(&features, |ok| {
                 Ok(export_feeds::mat(
                     &mol_featurize::pad_batch(ok).map_err(anyhow::Error::msg)?,
@@ -159,12 +173,16 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
                     let limits = mol_featurize::graphormer::EncodingLimits::default();
                     let featurizer = GraphormerFeaturizer {
                         max_hops: limits.max_hops,
-                        conformer: featurizer(args.coords, args.seed, false).conformer,
+                        conformer: featurizer(coords, args.seed, false).conformer,
                     };
                     (featurizer, limits, Mode::Both)
                 }
             };
-            let features = featurize(&smiles, &rows, &featurizer, cache)?;
+            let featurizer = GraphormerFeaturizer {
+                conformer: for_data(&featurizer.conformer),
+                ..featurizer
+            };
+            let features = featurize(&data, &rows, &featurizer, cache)?;
             out.write(&features, |ok| {
                 let data =
                     mol_featurize::pad_graphormer_batch(ok, &limits).map_err(anyhow::Error::msg)?;
@@ -174,16 +192,16 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
     }
 }
 
-/// Featurizes `smiles` (rows `rows` of the input) and prints the report.
+/// Featurizes `data` (rows `rows` of the input) and prints the report.
 fn featurize<F: Featurizer>(
-    smiles: &[String],
+    data: &TableData,
     rows: &[usize],
     featurizer: &F,
     cache: Option<PathBuf>,
 ) -> Result<(Vec<Option<F::Features>>, mol_featurize::FeaturizeReport)> {
     let t0 = Instant::now();
     let cache = train::open_conformer_cache(cache.as_deref());
-    let (features, mut report) = featurize_all_cached(smiles, featurizer, true, cache.as_ref());
+    let (features, mut report) = featurize_table(featurizer, data, true, cache.as_ref())?;
     // Report rows of the input file (a shard featurizes a subset).
     for s in &mut report.skipped {
         s.row = rows[s.row];
@@ -334,16 +352,10 @@ mod tests {
         assert!(
             parse_shard("4/4").is_err() && parse_shard("1").is_err() && parse_shard("0/0").is_err()
         );
-        let smiles: Vec<String> = (0..10).map(|i| format!("C{i}")).collect();
-        let mut seen: Vec<usize> = (0..3)
-            .flat_map(|k| shard_rows(smiles.clone(), Some((k, 3))).0)
-            .collect();
+        let mut seen: Vec<usize> = (0..3).flat_map(|k| shard_rows(10, Some((k, 3)))).collect();
         seen.sort();
         assert_eq!(seen, (0..10).collect::<Vec<_>>());
-        assert_eq!(
-            shard_rows(smiles.clone(), Some((1, 3))).1,
-            vec!["C1", "C4", "C7"]
-        );
-        assert_eq!(shard_rows(smiles, None).0.len(), 10);
+        assert_eq!(shard_rows(10, Some((1, 3))), vec![1, 4, 7]);
+        assert_eq!(shard_rows(10, None).len(), 10);
     }
 }

@@ -1,12 +1,14 @@
-//! `cargo xtask predict`: predictions of a trained run (MAT or Transformer-M) for a CSV or
-//! SMILES, one row per molecule with an error column.
+//! `cargo xtask predict`: predictions of a trained run (MAT or Transformer-M) for a CSV,
+//! an SDF, XYZ files or SMILES, one row per molecule (record) with an error column.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use train::predict::predict_smiles;
+use train::data::MoleculeTable;
+use train::predict::predict_table;
+use train::table_data::TableData;
 
-use super::common::{DeviceArg, conformer_cache_dir};
+use super::common::{DeviceArg, StructureArgs, conformer_cache_dir};
 
 /// Flags of `predict`.
 #[derive(clap::Args)]
@@ -21,9 +23,13 @@ pub struct PredictArgs {
     /// Embed every molecule; neither read nor write the conformer cache.
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
-    /// CSV of molecules.
+    /// Molecules: a CSV, an SDF (.sdf, .sdf.gz, .mol; a run trained with `--coords
+    /// file` takes each record's own coordinates), or XYZ files with --labels.
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// SDF identity field and XYZ labels.
+    #[command(flatten)]
+    pub structure: StructureArgs,
     /// SMILES column of --data.
     #[arg(long, default_value = "smiles")]
     pub smiles_column: String,
@@ -44,56 +50,66 @@ pub struct PredictArgs {
 /// Runs `predict`.
 ///
 /// # Errors
-/// Unreadable run or CSV, nothing to predict, unwritable output.
+/// Unreadable run or input file, nothing to predict, unwritable output.
 pub fn run(args: PredictArgs) -> Result<()> {
-    predict(
-        &args.run,
-        args.data,
-        (&args.smiles_column, args.delimiter),
-        args.smiles,
-        args.out,
-        args.device,
-        conformer_cache_dir(args.cache, args.no_cache),
-    )
-}
-
-fn predict(
-    run: &Path,
-    data: Option<PathBuf>,
-    (smiles_column, delimiter): (&str, char),
-    mut smiles: Vec<String>,
-    out: Option<PathBuf>,
-    device: DeviceArg,
-    cache: Option<PathBuf>,
-) -> Result<()> {
-    if let Some(path) = data {
-        smiles.extend(train::data::read_smiles_delimited(
-            &path,
-            smiles_column,
-            train::data::delimiter_byte(delimiter)?,
-        )?);
-    }
-    if smiles.is_empty() {
+    let data = match &args.data {
+        Some(path) => {
+            let source = args
+                .structure
+                .source(path, &args.smiles_column, args.delimiter)?;
+            let mut data = source.read(&[])?;
+            if !args.smiles.is_empty() {
+                if data.structures.is_some() {
+                    bail!("give either a structure file (--data) or --smiles, not both");
+                }
+                data.table.smiles.extend(args.smiles.iter().cloned());
+            }
+            data
+        }
+        None => TableData {
+            table: MoleculeTable {
+                smiles: args.smiles.clone(),
+                targets: vec![Vec::new(); args.smiles.len()],
+                target_columns: Vec::new(),
+                ids: Vec::new(),
+                label_problems: Vec::new(),
+            },
+            structures: None,
+        },
+    };
+    if data.table.is_empty() {
         bail!("nothing to predict: give --data or --smiles");
     }
+    let cache = conformer_cache_dir(args.cache, args.no_cache);
     let train::predict::PredictOutput {
         predictions,
         report,
         target_columns,
         ..
-    } = predict_smiles(run, &smiles, &device.device()?, cache.as_deref())?;
+    } = predict_table(&args.run, &data, &args.device.device()?, cache.as_deref())?;
+    let out = args.out;
     let mut w: csv::Writer<Box<dyn std::io::Write>> = match &out {
         Some(p) => csv::Writer::from_writer(Box::new(
             std::fs::File::create(p).with_context(|| p.display().to_string())?,
         )),
         None => csv::Writer::from_writer(Box::new(std::io::stdout())),
     };
-    let mut header = vec!["row".to_string(), "smiles".to_string()];
+    // Records with an identity (SDF title or id field, XYZ file) name it.
+    let with_ids = !data.table.ids.is_empty();
+    let mut header = vec!["row".to_string()];
+    if with_ids {
+        header.push("id".into());
+    }
+    header.push("smiles".into());
     header.extend(target_columns.iter().map(|c| format!("{c}_pred")));
     header.push("error".into());
     w.write_record(&header)?;
     for p in &predictions {
-        let mut rec = vec![p.row.to_string(), p.smiles.clone()];
+        let mut rec = vec![p.row.to_string()];
+        if with_ids {
+            rec.push(p.id.clone().unwrap_or_default());
+        }
+        rec.push(p.smiles.clone());
         match &p.values {
             Some(v) => rec.extend(v.iter().map(|x| x.to_string())),
             None => rec.extend(target_columns.iter().map(|_| String::new())),

@@ -22,8 +22,9 @@ pub struct PretrainArgs {
     #[arg(long, value_enum, default_value = "qm9", conflicts_with = "data")]
     pub dataset: DatasetArg,
     /// Pretrain on these molecules instead: a CSV (or other delimited file) with a
-    /// SMILES column; labels are not needed. Each gets an ETKDG + UFF conformer (cached);
-    /// molecules without a 3D conformer are left out and reported.
+    /// SMILES column, or an SDF (its records' molecules); labels are not needed. Each
+    /// gets an ETKDG + UFF conformer (cached); molecules without a 3D conformer are left
+    /// out and reported.
     #[arg(long)]
     pub data: Option<PathBuf>,
     /// SMILES column of --data.
@@ -84,6 +85,7 @@ pub fn run(args: PretrainArgs) -> Result<()> {
     }
     let data = match &args.data {
         Some(path) => PretrainData::Smiles(SmilesSource {
+            format: train::table_data::MoleculeFormat::for_path(path, None, None)?,
             path: path.clone(),
             smiles_column: args.smiles_column.clone(),
             delimiter: args.delimiter,

@@ -9,13 +9,15 @@ use clap::ArgMatches;
 use clap::{Args, ValueEnum};
 use models::MatConfig;
 use train::masked_loss::LossKind;
+use train::table_data::MoleculeFormat;
 use train::transformer_m::{
     SmilesSource, TableSource, TmData, TmRunSpec, train_table_transformer_m,
 };
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
 use super::common::{
-    CoordsArg, DatasetArg, ModelArg, PresetArg, conformer_cache_dir, featurizer, spelling,
+    CoordsArg, DatasetArg, ModelArg, PresetArg, StructureArgs, conformer_cache_dir, coords_for,
+    featurizer, spelling,
 };
 use super::data::data_qm9;
 use super::engine_args::EngineArgs;
@@ -80,9 +82,14 @@ pub struct SharedTrainArgs {
     /// Embed every molecule; neither read nor write the conformer cache.
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
-    /// CSV with a SMILES column and target columns (Transformer-M: or --dataset qm9).
+    /// Molecules and labels: a CSV with a SMILES column and target columns, an SDF
+    /// (.sdf, .sdf.gz, .mol; targets from data fields), or XYZ files with --labels
+    /// (Transformer-M: or --dataset qm9).
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// SDF identity field and XYZ labels.
+    #[command(flatten)]
+    pub structure: StructureArgs,
     /// JSON split file ({"random-0": {"train": [...], ...}}).
     #[arg(long)]
     pub splits: Option<PathBuf>,
@@ -107,9 +114,9 @@ pub struct SharedTrainArgs {
     pub task: Option<TaskArg>,
     /// Coordinates: MAT's distance matrices; Transformer-M's 3D channel (only a 3D
     /// conformer feeds it, so Transformer-M takes layout2d or topological with --mode 2d
-    /// only).
-    #[arg(long, value_enum, default_value = "embed3d")]
-    pub coords: CoordsArg,
+    /// only). Default: `file` for an SDF or XYZ files, `embed3d` for a CSV.
+    #[arg(long, value_enum)]
+    pub coords: Option<CoordsArg>,
 }
 
 /// Flags that only MAT training takes.
@@ -199,8 +206,11 @@ pub fn run(args: TrainArgs, argv: &[String]) -> Result<()> {
 
 /// Flags that describe a molecule table (`--data`), refused with `--dataset qm9` rather
 /// than silently ignored.
-const TABLE_FLAGS: [&str; 10] = [
+const TABLE_FLAGS: [&str; 13] = [
     "data",
+    "id_field",
+    "labels",
+    "file_column",
     "splits",
     "split",
     "smiles_column",
@@ -252,32 +262,49 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
                 qm9_only.join(", ")
             );
         }
-        if !matches!(args.tm.mode, ModeArg::TwoD) && !matches!(shared.coords, CoordsArg::Embed3d) {
-            bail!(
-                "--mode {} needs 3D conformers, but --coords {} gives none (every molecule \
-                 would run in 2D): use --coords embed3d or --mode 2d",
-                spelling(&args.tm.mode),
-                spelling(&shared.coords)
-            );
-        }
     }
     let data = shared.data.clone().context(match shared.model {
-        ModelArg::Mat => "--data CSV is required for --model mat",
-        ModelArg::TransformerM => "--model transformer-m needs --data CSV or --dataset qm9",
+        ModelArg::Mat => "--data is required for --model mat",
+        ModelArg::TransformerM => "--model transformer-m needs --data or --dataset qm9",
     })?;
-    let delimiter = train::data::delimiter_byte(shared.delimiter)?;
+    let source = shared
+        .structure
+        .source(&data, &shared.smiles_column, shared.delimiter)?;
+    let coords = coords_for(shared.coords, &source);
+    if let ModelArg::TransformerM = shared.model
+        && !matches!(args.tm.mode, ModeArg::TwoD)
+        && !matches!(coords, CoordsArg::Embed3d | CoordsArg::File)
+    {
+        bail!(
+            "--mode {} needs 3D conformers, but --coords {} gives none (every molecule \
+             would run in 2D): use --coords embed3d or --mode 2d",
+            spelling(&args.tm.mode),
+            spelling(&coords)
+        );
+    }
     let targets = match &shared.targets_from {
         Some(range) => {
-            train::data::target_columns_from(&data, delimiter, range, &shared.smiles_column)?
+            // Columns of the delimited file that holds the labels (an XYZ set's labels
+            // file, its file-name column left out).
+            let (labels, file_column) = match &source.format {
+                MoleculeFormat::Delimited => (data.as_path(), None),
+                MoleculeFormat::Xyz {
+                    labels,
+                    file_column,
+                } => (labels.as_path(), Some(file_column)),
+                MoleculeFormat::Sdf { .. } => {
+                    bail!("--targets-from selects CSV columns; name SDF data fields with --target")
+                }
+            };
+            let delimiter = train::data::delimiter_byte(shared.delimiter)?;
+            let mut columns =
+                train::data::target_columns_from(labels, delimiter, range, &shared.smiles_column)?;
+            columns.retain(|c| Some(c) != file_column);
+            columns
         }
         None => shared.targets.clone(),
     };
-    let table = train::data::MoleculeTable::read_delimited(
-        &data,
-        &shared.smiles_column,
-        &targets,
-        delimiter,
-    )?;
+    let table = source.read(&targets)?.table;
     let task = match shared.task {
         Some(TaskArg::Regression) => Task::Regression,
         Some(TaskArg::Classification) => Task::Classification,
@@ -296,7 +323,7 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
         conformer_cache: conformer_cache_dir(shared.cache.clone(), shared.no_cache),
         ..engine.control()?
     };
-    let featurizer = featurizer(shared.coords, shared.seed, args.mat.reference_compat);
+    let featurizer = featurizer(coords, shared.seed, args.mat.reference_compat);
     let summary = match shared.model {
         ModelArg::TransformerM => {
             if matches!(shared.preset, PresetArg::Pretrained) {
@@ -317,6 +344,7 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
                 data: TmData::Table(TableSource {
                     molecules: SmilesSource {
                         path: data,
+                        format: source.format.clone(),
                         smiles_column: shared.smiles_column.clone(),
                         delimiter: shared.delimiter,
                         conformer: featurizer.conformer,
@@ -349,6 +377,7 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
             let spec = RunSpec {
                 kind: train::RunKind::Mat,
                 data,
+                format: source.format.clone(),
                 smiles_column: shared.smiles_column.clone(),
                 delimiter: shared.delimiter,
                 target_columns: targets,

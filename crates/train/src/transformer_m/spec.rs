@@ -16,6 +16,7 @@ use crate::masked_loss::LossKind;
 use crate::mode_sampling::ModeProbabilities;
 use crate::run_kind::RunKind;
 use crate::run_spec::{Labels, SplitSpec, Task, TrainOptions};
+use crate::table_data::{MoleculeFormat, MoleculeSource};
 
 /// Which QM9 molecules a run uses.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -59,9 +60,12 @@ pub enum TmData {
 /// UFF pipeline, cache and fallbacks as MAT; molecules without a 3D conformer run in 2D).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SmilesSource {
-    /// The delimited file.
+    /// The molecule file: delimited, SDF, or XYZ files (see `format`).
     pub path: PathBuf,
-    /// SMILES column.
+    /// How `path` is read (runs written before structure files read a delimited file).
+    #[serde(default)]
+    pub format: MoleculeFormat,
+    /// SMILES column (delimited files, XYZ labels).
     pub smiles_column: String,
     /// Field delimiter.
     #[serde(default = "comma")]
@@ -75,16 +79,22 @@ fn comma() -> char {
 }
 
 impl SmilesSource {
-    /// The file's SMILES, in row order.
+    /// The file and how it is read.
+    pub fn molecule_source(&self) -> MoleculeSource {
+        MoleculeSource {
+            path: self.path.clone(),
+            format: self.format.clone(),
+            smiles_column: self.smiles_column.clone(),
+            delimiter: self.delimiter,
+        }
+    }
+
+    /// The file's SMILES, in row order (an SDF record's canonical SMILES).
     ///
     /// # Errors
     /// An unreadable file or a missing column, naming the file.
     pub fn read_smiles(&self) -> Result<Vec<String>, TrainError> {
-        crate::data::read_smiles_delimited(
-            &self.path,
-            &self.smiles_column,
-            crate::data::delimiter_byte(self.delimiter)?,
-        )
+        Ok(self.molecule_source().read(&[])?.table.smiles)
     }
 }
 

@@ -9,7 +9,6 @@ use std::sync::Arc;
 
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerM};
-use mol_featurize::FeaturizeReport;
 use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::graphormer::GraphormerFeatures;
 
@@ -22,6 +21,7 @@ use crate::masked_loss::LossKind;
 use crate::report::TrainSummary;
 use crate::run_control::RunControl;
 use crate::run_spec::{Labels, Task};
+use crate::table_data::{Featurized, TableData};
 use crate::table_run::{TableFamily, TableInput, train_table};
 
 /// Trains a Transformer-M on the molecule table of `spec` ([`TmData::Table`]), writing
@@ -63,9 +63,7 @@ pub fn train_table_transformer_m(
         )));
     }
     let input = TableInput {
-        data: source.molecules.path.clone(),
-        smiles_column: source.molecules.smiles_column.clone(),
-        delimiter: source.molecules.delimiter,
+        source: source.molecules.molecule_source(),
         split: source.split.clone(),
         task: spec.task,
         target_columns: spec.target_columns.clone(),
@@ -91,10 +89,10 @@ impl TableFamily for TmFamily {
 
     fn featurize(
         &self,
-        smiles: &[String],
+        data: &TableData,
         control: &RunControl,
-    ) -> (Vec<Option<GraphormerFeatures>>, FeaturizeReport) {
-        let (features, report) = control.featurize(&self.spec.featurizer(), smiles);
+    ) -> Result<Featurized<GraphormerFeatures>, TrainError> {
+        let (features, report) = control.featurize_table(&self.spec.featurizer(), data)?;
         let flat = features
             .iter()
             .flatten()
@@ -107,7 +105,7 @@ impl TableFamily for TmFamily {
                 report.n_ok
             );
         }
-        (features, report)
+        Ok((features, report))
     }
 
     fn coordinate_source(features: &GraphormerFeatures) -> CoordinateMethod {

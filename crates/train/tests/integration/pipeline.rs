@@ -36,6 +36,7 @@ fn subset_csv(dataset: &str, n: usize, extra: &[&str], dir: &Path) -> PathBuf {
 
 fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -> RunSpec {
     RunSpec {
+        format: Default::default(),
         kind: RunKind::Mat,
         data,
         smiles_column: "smiles".into(),

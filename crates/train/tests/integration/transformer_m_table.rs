@@ -51,6 +51,7 @@ fn spec(
         kind: RunKind::TransformerM,
         data: TmData::Table(TableSource {
             molecules: SmilesSource {
+                format: Default::default(),
                 path: data,
                 smiles_column: "smiles".into(),
                 delimiter: ',',
@@ -278,6 +279,7 @@ fn pretraining_on_a_csv_of_smiles_then_fine_tuning() {
     let summary = pretrain_denoising(
         &PretrainSpec {
             data: PretrainData::Smiles(SmilesSource {
+                format: Default::default(),
                 path: data.clone(),
                 smiles_column: "smiles".into(),
                 delimiter: ',',
