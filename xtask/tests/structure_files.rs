@@ -70,7 +70,18 @@ fn sdf_dataset_trains_predicts_and_featurizes() {
     let std = (sol.iter().map(|y| (y - mean).powi(2)).sum::<f64>() / sol.len() as f64).sqrt();
     let data = subset.to_str().unwrap();
 
-    // MAT on the records' own (2D) coordinates, the default for an SDF.
+    // MAT on the records' own (2D) coordinates, the default for an SDF, with a split
+    // file indexing records.
+    let splits = dir.join("splits.json");
+    let range = |a: usize, b: usize| (a..b).collect::<Vec<_>>();
+    std::fs::write(
+        &splits,
+        serde_json::json!({"first-240": {
+            "train": range(0, 240), "valid": range(240, 270), "test": range(270, 300)
+        }})
+        .to_string(),
+    )
+    .unwrap();
     let mat_run = dir.join("mat");
     let (ok, text) = xtask(&[
         "train",
@@ -80,8 +91,10 @@ fn sdf_dataset_trains_predicts_and_featurizes() {
         "SOL",
         "--id-field",
         "NAME",
+        "--splits",
+        splits.to_str().unwrap(),
         "--split",
-        "random",
+        "first-240",
         "--epochs",
         "15",
         "--quiet",
@@ -170,12 +183,13 @@ fn sdf_dataset_trains_predicts_and_featurizes() {
     assert_eq!(rows.len(), 8, "{rows:?}");
     assert_eq!(rows[0], "row,id,smiles,SOL_pred,error");
     assert!(rows[1].starts_with("0,E1,CCO,"), "{rows:?}");
-    assert!(rows[6].starts_with("5,record 5,,,") && rows[6].contains("neopentane"));
-    assert!(rows[7].contains("methanol_far") && rows[7].contains("Angstrom"));
+    assert!(rows[6].starts_with("5,neopentane,,,") && rows[6].contains("valence"));
+    assert!(rows[7].starts_with("6,M1,CO,,") && rows[7].contains("methanol_far"));
     let value: f64 = rows[1].split(',').nth(3).unwrap().parse().unwrap();
     assert!(value.is_finite());
 
-    // predict on the training subset: every record gets a value.
+    // predict on the training subset: one row per record, each with a value.
+    let out = dir.join("subset_predictions.csv");
     let (ok, text) = xtask(&[
         "predict",
         "--run",
@@ -183,10 +197,18 @@ fn sdf_dataset_trains_predicts_and_featurizes() {
         "--data",
         data,
         "--no-cache",
+        "--out",
+        out.to_str().unwrap(),
     ]);
     assert!(ok, "{text}");
-    let lines: Vec<&str> = text.lines().filter(|l| l.contains(",CC")).collect();
-    assert!(lines.len() > 100, "{text}");
+    let mut reader = csv::Reader::from_path(&out).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 300);
+    for (k, row) in rows.iter().enumerate() {
+        assert_eq!(row[0].parse::<usize>().unwrap(), k);
+        assert!(row[3].parse::<f64>().unwrap().is_finite(), "{row:?}");
+        assert!(row[4].is_empty(), "{row:?}");
+    }
 
     // featurize an SDF (its own coordinates) and XYZ files with labels.
     let (ok, text) = xtask(&["featurize", "--data", records.to_str().unwrap()]);

@@ -34,7 +34,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     {
         model.entry("num_targets").or_insert(n);
     }
-    let featurizer: MatFeaturizer = serde_json::from_value(spec["featurizer"].clone())?;
+    let mut featurizer: MatFeaturizer = serde_json::from_value(spec["featurizer"].clone())?;
+    // A run trained on a structure file's coordinates (`method: file`): SMILES carry
+    // none, so take the pipeline closest to what its training molecules had.
+    let report: Option<mol_featurize::FeaturizeReport> =
+        std::fs::read_to_string(run.join("featurize_report.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok());
+    featurizer.conformer = featurizer
+        .conformer
+        .for_smiles(&report.map(|r| r.coordinate_sources).unwrap_or_default());
     let config: MatConfig = serde_json::from_value(spec["model"].clone())?;
     let floats =
         |key: &str| -> Vec<f32> { serde_json::from_value(spec[key].clone()).unwrap_or_default() };

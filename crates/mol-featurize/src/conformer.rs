@@ -116,6 +116,30 @@ impl Default for ConformerOptions {
     }
 }
 
+impl ConformerOptions {
+    /// The settings for molecules given as SMILES to a model trained with these: the
+    /// same, except that [`CoordinateMethod::File`] (SMILES carry no coordinates)
+    /// becomes the method closest to what the training molecules had, read from their
+    /// featurization report's counts (`trained_sources`): [`CoordinateMethod::Layout2d`]
+    /// when more of them had a file's flat depiction than a 3D geometry, else
+    /// [`CoordinateMethod::Embed3d`] (ETKDG + UFF, as for QM9's DFT geometries).
+    pub fn for_smiles(
+        &self,
+        trained_sources: &std::collections::BTreeMap<CoordinateMethod, usize>,
+    ) -> ConformerOptions {
+        let mut options = self.clone();
+        if options.method == CoordinateMethod::File {
+            let count = |m| trained_sources.get(&m).copied().unwrap_or(0);
+            options.method = if count(CoordinateMethod::Layout2d) > count(CoordinateMethod::File) {
+                CoordinateMethod::Layout2d
+            } else {
+                CoordinateMethod::Embed3d
+            };
+        }
+        options
+    }
+}
+
 /// Wall-clock time of the stages of one molecule's [`coordinates`] (for the stage
 /// profile of `cargo xtask bench --featurize`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -323,6 +347,30 @@ fn layout_2d(mol: &Molecule) -> Option<Vec<[f64; 3]>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// SMILES given to a model trained on a file's coordinates get ETKDG conformers after
+    /// 3D records, 2D layouts after (mostly) 2D depictions; other methods are kept.
+    #[test]
+    fn smiles_after_file_coordinates_get_the_closest_method() {
+        use std::collections::BTreeMap;
+        let file = ConformerOptions {
+            method: CoordinateMethod::File,
+            ..Default::default()
+        };
+        let sources = |pairs: &[(CoordinateMethod, usize)]| -> BTreeMap<_, _> {
+            pairs.iter().copied().collect()
+        };
+        let method = |pairs: &[(CoordinateMethod, usize)]| file.for_smiles(&sources(pairs)).method;
+        use CoordinateMethod::{Embed3d, File, Layout2d, Topological};
+        assert_eq!(method(&[(File, 10), (Layout2d, 2)]), Embed3d);
+        assert_eq!(method(&[(File, 2), (Layout2d, 10)]), Layout2d);
+        assert_eq!(method(&[]), Embed3d);
+        let kept = ConformerOptions {
+            method: Topological,
+            ..Default::default()
+        };
+        assert_eq!(kept.for_smiles(&sources(&[(Layout2d, 5)])), kept);
+    }
 
     fn bond_lengths(smiles: &str) -> (Vec<f64>, CoordinateMethod) {
         let mol = Molecule::from_smiles(smiles).unwrap();

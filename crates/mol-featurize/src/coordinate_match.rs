@@ -1,6 +1,6 @@
 //! Matching a coordinate list that has its own atom order (an XYZ file, QM9's DFT
-//! geometry) to a molecule read from SMILES, and checking that a structure file's
-//! coordinates fit its connection table. Both recognise bonded atoms by covalent radii.
+//! geometry) to a molecule read from SMILES, recognising bonded atoms by covalent radii
+//! (the radii also serve the SDF bond-length check, `structure_file::misfit_bond`).
 
 use crate::molecule::Molecule;
 use crate::structure_file::StructureFileError;

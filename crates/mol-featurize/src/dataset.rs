@@ -255,7 +255,7 @@ fn report_of<T>(
 
 /// A molecule read with the coordinates that came with it (a structure file's record, a
 /// dataset's geometry), for [`featurize_given`].
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct GivenStructure {
     /// The molecule (hydrogens folded).
     pub molecule: Molecule,

@@ -43,6 +43,10 @@ pub enum FeaturizeError {
     Record {
         /// The record: file, 0-based index and title.
         record: String,
+        /// Short machine-readable kind: `record-format` (not a MOL block), the inner
+        /// molecule error's kind (`sanitize`, ...), `coordinates` (they do not fit the
+        /// connection table), `missing-file` (an XYZ file named by a labels row).
+        kind: &'static str,
         /// What is wrong, naming the record.
         reason: String,
     },
@@ -65,7 +69,7 @@ impl FeaturizeError {
             FeaturizeError::Unsupported { .. } => "unsupported",
             FeaturizeError::Empty { .. } => "empty",
             FeaturizeError::Internal { .. } => "internal",
-            FeaturizeError::Record { .. } => "record",
+            FeaturizeError::Record { kind, .. } => kind,
         }
     }
 }

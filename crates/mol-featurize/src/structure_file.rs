@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-use chematic::mol::sdf::SdfRecordReader;
+use chematic::mol::sdf::{SdfParseLimits, SdfRecordReader};
 use chematic::mol::xyz::parse_xyz;
 use chematic::smiles::write_with_atom_order;
 use thiserror::Error;
@@ -63,6 +63,27 @@ pub enum StructureFileError {
     },
 }
 
+impl StructureFileError {
+    /// Short machine-readable kind for skip reports: `io`, `record-format`, the
+    /// molecule error's own kind (`sanitize`, `parse`, ...), `coordinates`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StructureFileError::Io { .. } => "io",
+            StructureFileError::Format { .. } => "record-format",
+            StructureFileError::Molecule { source, .. } => source.kind(),
+            StructureFileError::Mismatch { .. } => "coordinates",
+        }
+    }
+
+    /// The record's title, when the record was read far enough to have one.
+    pub fn record_name(&self) -> Option<&str> {
+        match self {
+            StructureFileError::Molecule { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+}
+
 /// One SDF record: the molecule, its heavy-atom coordinates and its data fields.
 #[derive(Debug, Clone)]
 pub struct SdfMolecule {
@@ -77,6 +98,10 @@ pub struct SdfMolecule {
     /// The block's flat layout (z = 0) when it is 2D and its atoms are not all at the
     /// origin: a depiction, not a conformer. `None` when `coordinates` is set.
     pub layout_2d: Option<Vec<[f32; 3]>>,
+    /// Why the block's coordinates were dropped (they do not fit its connection table:
+    /// a bond too long or too short, naming the file's atoms). The molecule itself
+    /// is good: a caller that makes its own conformers can still use it.
+    pub coordinate_error: Option<String>,
     /// SD data fields (`> <NAME>` blocks), candidate targets.
     pub properties: BTreeMap<String, String>,
 }
@@ -89,14 +114,14 @@ impl SdfMolecule {
 }
 
 /// Reads every record of an SDF (or a single MOL file), V2000 or V3000; a path ending
-/// in `.gz` is gunzipped first.
+/// in `.gz` is gunzipped first. Bytes that are not UTF-8 (a Latin-1 data field) read as
+/// U+FFFD; MOL blocks are ASCII.
 ///
 /// Records that fail are returned as errors in place, so a caller can report the
-/// record index and reason and keep the others (never silent loss).
+/// record index and reason and keep the others (never silent loss, at any file size).
 ///
 /// # Errors
-/// [`StructureFileError::Io`] when the file cannot be read, is not valid gzip or not
-/// UTF-8.
+/// [`StructureFileError::Io`] when the file cannot be read or is not valid gzip.
 pub fn read_sdf(
     path: &Path,
 ) -> Result<Vec<Result<SdfMolecule, StructureFileError>>, StructureFileError> {
@@ -124,13 +149,24 @@ pub fn read_sdf(
 /// closer, the coordinates are not this molecule's (or atoms coincide).
 pub const MIN_BOND_ANGSTROM: f64 = 0.5;
 
-/// Checks that every bond of `mol` has a length a bond can have in `coordinates`: at
-/// least [`MIN_BOND_ANGSTROM`] and at most the sum of covalent radii plus
-/// [`BOND_TOLERANCE_ANGSTROM`] (the rule [`match_coordinates`] uses).
+/// The first bond of `mol` whose length in `coordinates` no bond can have: shorter than
+/// [`MIN_BOND_ANGSTROM`] or longer than the sum of covalent radii plus
+/// [`BOND_TOLERANCE_ANGSTROM`] (the rule [`match_coordinates`] uses), as (atom, atom,
+/// length in Angstrom, longest allowed); `None` when every bond fits.
 ///
 /// # Errors
-/// The first bond that does not fit: its atoms (1-based, as in a MOL block) and length.
-pub fn check_bond_lengths(mol: &Molecule, coordinates: &[[f32; 3]]) -> Result<(), String> {
+/// When `coordinates` does not have one row per atom of `mol`.
+pub fn misfit_bond(
+    mol: &Molecule,
+    coordinates: &[[f32; 3]],
+) -> Result<Option<(usize, usize, f64, f64)>, String> {
+    if coordinates.len() != mol.num_atoms() {
+        return Err(format!(
+            "{} coordinate rows for {} atoms",
+            coordinates.len(),
+            mol.num_atoms()
+        ));
+    }
     for bond in mol.bonds() {
         let (p, q) = (coordinates[bond.begin], coordinates[bond.end]);
         let d = (0..3)
@@ -143,20 +179,21 @@ pub fn check_bond_lengths(mol: &Molecule, coordinates: &[[f32; 3]]) -> Result<()
         );
         let longest = covalent_radius(za) + covalent_radius(zb) + BOND_TOLERANCE_ANGSTROM;
         if !(MIN_BOND_ANGSTROM..=longest).contains(&d) {
-            return Err(format!(
-                "the bond between heavy atoms {} and {} is {d:.2} Angstrom long (a bond \
-                 between these elements is {MIN_BOND_ANGSTROM}-{longest:.2})",
-                bond.begin + 1,
-                bond.end + 1
-            ));
+            return Ok(Some((bond.begin, bond.end, d, longest)));
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// [`read_sdf`] on text; `label` names the source in errors.
 pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFileError>> {
-    SdfRecordReader::new(text)
+    // No cap on the input size or the record count: a large file is read to its end.
+    let limits = SdfParseLimits {
+        max_input_bytes: usize::MAX,
+        max_records: usize::MAX,
+        ..SdfParseLimits::default()
+    };
+    SdfRecordReader::with_limits(text, limits)
         .enumerate()
         .map(|(record, parsed)| {
             let format = |reason: String| StructureFileError::Format {
@@ -198,13 +235,15 @@ pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFi
             let (smiles, order) =
                 guard(&name, || Ok(write_with_atom_order(&rec.mol))).map_err(molecule_error)?;
             let molecule = Molecule::from_written_smiles(&smiles).map_err(molecule_error)?;
-            // Rows of the file's atom block, in the molecule's heavy-atom order.
-            let heavy_rows = |points: Vec<[f32; 3]>| -> Result<Vec<[f32; 3]>, StructureFileError> {
+            // Rows of the file's atom block, in the molecule's heavy-atom order; the
+            // file's atom number (1-based) of each heavy atom, for messages.
+            let file_atom = |k: usize| order[molecule.source_atoms()[k]].0 as usize + 1;
+            let heavy_rows = |points: Vec<[f32; 3]>| -> Result<Vec<[f32; 3]>, String> {
                 if points.len() != n_parsed {
-                    return Err(format(format!(
+                    return Err(format!(
                         "{} coordinate rows for {n_parsed} atoms",
                         points.len()
-                    )));
+                    ));
                 }
                 Ok(molecule
                     .source_atoms()
@@ -212,22 +251,32 @@ pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFi
                     .map(|&k| points[order[k].0 as usize])
                     .collect())
             };
-            let coordinates = conformer.map(heavy_rows).transpose()?;
-            let layout_2d = flat.map(heavy_rows).transpose()?;
-            if let Some(xyz) = &coordinates {
-                check_bond_lengths(&molecule, xyz).map_err(|reason| {
-                    StructureFileError::Mismatch {
-                        name: format!("{label} record {record} ({name})"),
-                        reason,
-                    }
-                })?;
-            }
+            let mut coordinate_error = None;
+            let coordinates = conformer.and_then(|points| {
+                let rows = heavy_rows(points).and_then(|xyz| match misfit_bond(&molecule, &xyz)? {
+                    None => Ok(xyz),
+                    Some((a, b, d, longest)) => Err(format!(
+                        "the bond between atoms {} and {} of the block is {d:.2} \
+                             Angstrom long (a bond between these elements is \
+                             {MIN_BOND_ANGSTROM}-{longest:.2})",
+                        file_atom(a),
+                        file_atom(b)
+                    )),
+                });
+                rows.map_err(|reason| coordinate_error = Some(reason)).ok()
+            });
+            let layout_2d = flat.and_then(|points| {
+                heavy_rows(points)
+                    .map_err(|reason| coordinate_error = Some(reason))
+                    .ok()
+            });
             Ok(SdfMolecule {
                 record,
                 name,
                 molecule,
                 coordinates,
                 layout_2d,
+                coordinate_error,
                 properties: rec.properties.into_iter().collect(),
             })
         })

@@ -159,7 +159,7 @@ fn explain_mat(
     let model = inference.load_best_model(run_dir, &device)?;
     let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
     let featurizer = mol_featurize::MatFeaturizer {
-        conformer: crate::predict::conformer_for_smiles(&spec.featurizer.conformer),
+        conformer: crate::predict::conformer_for_smiles(&spec.featurizer.conformer, run_dir),
         ..spec.featurizer.clone()
     };
     let features = featurizer.featurize_smiles(smiles).map_err(invalid)?;
@@ -208,7 +208,7 @@ fn explain_transformer_m(
     let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
     // The 3D channel gets a conformer made as in training (RDKit's recipe); a molecule
     // left with a 2D layout runs in 2D, as in training.
-    let conformer = crate::predict::conformer_for_smiles(&spec.featurizer().conformer);
+    let conformer = crate::predict::conformer_for_smiles(&spec.featurizer().conformer, run_dir);
     let xyz = coordinates(&mol, &conformer)
         .filter(|(_, method)| *method == CoordinateMethod::Embed3d)
         .map(|(xyz, _)| {

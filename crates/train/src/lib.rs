@@ -49,6 +49,7 @@ pub mod table_data;
 mod table_run;
 pub mod trainer;
 pub mod transformer_m;
+pub mod xyz_table;
 
 pub use conformer_cache::{open_conformer_cache, print_cache_report};
 pub use error::TrainError;

@@ -5,7 +5,6 @@ use std::path::Path;
 
 use burn::prelude::*;
 use models::{MatBatch, MatModel};
-use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::graphormer::GraphormerFeatures;
 use mol_featurize::{ConformerOptions, FeaturizeReport, MatFeatures, pad_batch};
 use serde::Serialize;
@@ -70,23 +69,25 @@ pub struct PredictOutput {
     pub kind: RunKind,
 }
 
-/// The conformer settings for molecules given as SMILES: a run's own, except that a run
-/// trained on a file's coordinates gets ETKDG + UFF conformers (SMILES come without
-/// any), as a QM9 run trained on DFT geometries does.
-pub fn conformer_for_smiles(trained: &ConformerOptions) -> ConformerOptions {
-    let mut options = trained.clone();
-    if options.method == CoordinateMethod::File {
-        options.method = CoordinateMethod::Embed3d;
-    }
-    options
+/// The conformer settings for molecules given as SMILES to the run in `run_dir`:
+/// [`ConformerOptions::for_smiles`] with the coordinate sources of its training
+/// molecules (`featurize_report.json`): a run trained on a file's 3D coordinates gets
+/// ETKDG + UFF conformers, one trained on 2D depictions gets 2D layouts.
+pub fn conformer_for_smiles(trained: &ConformerOptions, run_dir: &Path) -> ConformerOptions {
+    let sources = std::fs::read_to_string(run_dir.join("featurize_report.json"))
+        .ok()
+        .and_then(|text| serde_json::from_str::<FeaturizeReport>(&text).ok())
+        .map(|r| r.coordinate_sources)
+        .unwrap_or_default();
+    trained.for_smiles(&sources)
 }
 
-/// A featurizer's conformer settings for `data`: its own for a structure file, else
+/// A run's conformer settings for `data`: its own for a structure file, else
 /// [`conformer_for_smiles`].
-fn conformer_for(trained: &ConformerOptions, data: &TableData) -> ConformerOptions {
+fn conformer_for(trained: &ConformerOptions, data: &TableData, run_dir: &Path) -> ConformerOptions {
     match data.structures {
         Some(_) => trained.clone(),
-        None => conformer_for_smiles(trained),
+        None => conformer_for_smiles(trained, run_dir),
     }
 }
 
@@ -139,7 +140,7 @@ pub fn predict_table(
             let spec = RunSpec::load(run_dir)?;
             let model = spec.load_best_model(run_dir, device)?;
             let mut featurizer = spec.featurizer.clone();
-            featurizer.conformer = conformer_for(&featurizer.conformer, data);
+            featurizer.conformer = conformer_for(&featurizer.conformer, data, run_dir);
             let (features, report) = featurize_table(&featurizer, data, progress, cache.as_ref())?;
             let ok: Vec<&MatFeatures> = features.iter().flatten().collect();
             let raw = predict_raw(&model, &ok, spec.train.batch_size, device);
@@ -150,7 +151,7 @@ pub fn predict_table(
             let spec = TmRunSpec::load(run_dir)?;
             let model = spec.load_best_model(run_dir, device)?;
             let mut featurizer = spec.featurizer();
-            featurizer.conformer = conformer_for(&featurizer.conformer, data);
+            featurizer.conformer = conformer_for(&featurizer.conformer, data, run_dir);
             let (features, report) = featurize_table(&featurizer, data, progress, cache.as_ref())?;
             let ok: Vec<&GraphormerFeatures> = features.iter().flatten().collect();
             let raw = crate::transformer_m::predict_raw(

@@ -11,14 +11,13 @@
 //! CSV rows. A record that cannot be read keeps its row and is reported with its index,
 //! title and reason; the others go on.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use mol_featurize::conformer::CoordinateMethod;
-use mol_featurize::structure_file::{match_coordinates, read_sdf, read_xyz};
+use mol_featurize::structure_file::read_sdf;
 use mol_featurize::{
-    ConformerCache, FeaturizeError, FeaturizeReport, Featurizer, GivenStructure, Molecule,
-    SkippedMolecule, canonical_smiles, featurize_all_cached, featurize_given,
+    ConformerCache, FeaturizeError, FeaturizeReport, Featurizer, GivenStructure, SkippedMolecule,
+    canonical_smiles, featurize_all_cached, featurize_given,
 };
 use serde::{Deserialize, Serialize};
 
@@ -194,15 +193,20 @@ impl MoleculeSource {
                     target_columns,
                     delimiter,
                 )?;
-                read_xyz_structures(&self.path, labels, table)
+                crate::xyz_table::read_xyz_structures(&self.path, labels, table)
             }
         }
     }
 }
 
-/// A structure file's problem as a featurization error naming the record.
-fn record_error(record: String, reason: String) -> FeaturizeError {
-    FeaturizeError::Record { record, reason }
+/// A structure file's problem as a featurization error naming the record (`kind`: see
+/// [`FeaturizeError::Record`]).
+pub(crate) fn record_error(record: String, kind: &'static str, reason: String) -> FeaturizeError {
+    FeaturizeError::Record {
+        record,
+        kind,
+        reason,
+    }
 }
 
 /// The rows of an SDF: one per record (see the module documentation).
@@ -272,114 +276,43 @@ fn read_sdf_table(
                     (None, Some(flat)) => (Some(to_f64(flat)), CoordinateMethod::Layout2d),
                     (None, None) => (None, CoordinateMethod::Topological),
                 };
-                structures.push(Ok(GivenStructure {
-                    molecule: rec.molecule,
-                    coordinates,
-                    source,
-                }));
+                // Coordinates that do not fit the connection table fail the record for
+                // `--coords file` only; its molecule still gets conformers otherwise.
+                structures.push(match rec.coordinate_error {
+                    Some(reason) => Err(record_error(
+                        format!("record {row}"),
+                        "coordinates",
+                        format!(
+                            "{} record {row} ({}): coordinates do not fit the connection \
+                             table: {reason}",
+                            path.display(),
+                            rec.name
+                        ),
+                    )),
+                    None => Ok(GivenStructure {
+                        molecule: rec.molecule,
+                        coordinates,
+                        source,
+                    }),
+                });
                 table.smiles.push(smiles);
                 table.targets.push(values);
                 table.ids.push(id);
             }
             Err(e) => {
-                structures.push(Err(record_error(format!("record {row}"), e.to_string())));
+                table.ids.push(
+                    e.record_name()
+                        .map_or_else(|| format!("record {row}"), String::from),
+                );
+                structures.push(Err(record_error(
+                    format!("record {row}"),
+                    e.kind(),
+                    e.to_string(),
+                )));
                 table.smiles.push(String::new());
                 table.targets.push(vec![f32::NAN; target_columns.len()]);
-                table.ids.push(format!("record {row}"));
             }
         }
-    }
-    Ok(TableData {
-        table,
-        structures: Some(structures),
-    })
-}
-
-/// The XYZ files of `data` (a folder's `*.xyz`, or the lines of a list file), by file
-/// name and by file name without `.xyz`.
-fn xyz_files(data: &Path) -> Result<BTreeMap<String, PathBuf>, TrainError> {
-    let paths: Vec<PathBuf> = if data.is_dir() {
-        let entries = std::fs::read_dir(data).map_err(|e| TrainError::io(data, e))?;
-        let mut paths = Vec::new();
-        for entry in entries {
-            let path = entry.map_err(|e| TrainError::io(data, e))?.path();
-            if path
-                .extension()
-                .is_some_and(|e| e.eq_ignore_ascii_case("xyz"))
-            {
-                paths.push(path);
-            }
-        }
-        paths
-    } else {
-        let text = std::fs::read_to_string(data).map_err(|e| TrainError::io(data, e))?;
-        let base = data.parent().unwrap_or(Path::new("."));
-        text.lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(|l| base.join(l))
-            .collect()
-    };
-    let mut files = BTreeMap::new();
-    for path in paths {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        if let Some(stem) = name.strip_suffix(".xyz") {
-            files.insert(stem.to_string(), path.clone());
-        }
-        files.insert(name, path);
-    }
-    Ok(files)
-}
-
-/// Each labels row's molecule (its SMILES) with the geometry of its XYZ file, matched
-/// atom by atom ([`match_coordinates`]; the file's order need not follow the SMILES).
-fn read_xyz_structures(
-    data: &Path,
-    labels: &Path,
-    table: MoleculeTable,
-) -> Result<TableData, TrainError> {
-    let files = xyz_files(data)?;
-    let structures: Vec<Result<GivenStructure, FeaturizeError>> = table
-        .ids
-        .iter()
-        .zip(&table.smiles)
-        .enumerate()
-        .map(|(row, (file, smiles))| {
-            let record = format!("{} row {row} ({file})", labels.display());
-            let path = files.get(file.as_str()).ok_or_else(|| {
-                record_error(
-                    record.clone(),
-                    format!("{record}: no XYZ file {file:?} in {}", data.display()),
-                )
-            })?;
-            let molecule = Molecule::from_smiles(smiles)?;
-            let (elements, xyz) =
-                read_xyz(path).map_err(|e| record_error(record.clone(), e.to_string()))?;
-            let matched = match_coordinates(&molecule, &elements, &xyz)
-                .map_err(|e| record_error(record.clone(), format!("{record}: {e}")))?;
-            Ok(GivenStructure {
-                molecule,
-                coordinates: Some(matched.into_iter().map(|p| p.map(f64::from)).collect()),
-                source: CoordinateMethod::File,
-            })
-        })
-        .collect();
-    let used: std::collections::BTreeSet<&PathBuf> = table
-        .ids
-        .iter()
-        .filter_map(|f| files.get(f.as_str()))
-        .collect();
-    let all: std::collections::BTreeSet<&PathBuf> = files.values().collect();
-    let unused = all.len() - used.len();
-    if unused > 0 {
-        eprintln!(
-            "data: {unused} XYZ files in {} have no row in {} and are not used",
-            data.display(),
-            labels.display()
-        );
     }
     Ok(TableData {
         table,
@@ -419,7 +352,9 @@ pub fn featurize_table<F: Featurizer>(
     // report the record's own reason.
     if let Some(structures) = &data.structures {
         for skipped in &mut report.skipped {
-            if let Err(e) = &structures[skipped.row] {
+            if let Err(e) = &structures[skipped.row]
+                && data.table.smiles[skipped.row].is_empty()
+            {
                 skipped.kind = e.kind().to_string();
                 skipped.reason = e.to_string();
             }

@@ -149,6 +149,15 @@ impl StructureArgs {
             self.id_field.clone(),
             self.labels.clone().map(|l| (l, self.file_column.clone())),
         )?;
+        if matches!(format, MoleculeFormat::Sdf { .. })
+            && (smiles_column != "smiles" || delimiter != ',')
+        {
+            bail!(
+                "{}: --smiles-column and --delimiter describe a delimited file (or XYZ \
+                 labels); an SDF has neither (its records' data fields give the targets)",
+                data.display()
+            );
+        }
         Ok(MoleculeSource {
             path: data.to_path_buf(),
             format,

@@ -102,9 +102,11 @@ mod onnx {
         let held_out = run.join("test_predictions.csv");
         let smiles = train::data::read_smiles_csv(&held_out, "smiles")
             .with_context(|| format!("held-out molecules from {}", held_out.display()))?;
-        // SMILES carry no coordinates: a run trained on a file's gets ETKDG conformers.
+        // SMILES carry no coordinates: a run trained on a file's gets the closest
+        // pipeline (ETKDG conformers, or 2D layouts after 2D depictions); the metadata
+        // records that featurizer, the one a user of the graph must apply.
         let featurizer = mol_featurize::MatFeaturizer {
-            conformer: train::predict::conformer_for_smiles(&spec.featurizer.conformer),
+            conformer: train::predict::conformer_for_smiles(&spec.featurizer.conformer, run),
             ..spec.featurizer.clone()
         };
         let (features, report) = featurize_all(&smiles, &featurizer, false);
@@ -135,7 +137,7 @@ mod onnx {
         metadata.extend([
             (
                 "molattn.featurizer".to_string(),
-                serde_json::to_string(&spec.featurizer)?,
+                serde_json::to_string(&featurizer)?,
             ),
             (
                 "molattn.featurizer_version".into(),
@@ -183,7 +185,7 @@ mod onnx {
                 }
                 let featurizer = spec.featurizer();
                 let featurizer = mol_featurize::GraphormerFeaturizer {
-                    conformer: train::predict::conformer_for_smiles(&featurizer.conformer),
+                    conformer: train::predict::conformer_for_smiles(&featurizer.conformer, run),
                     ..featurizer
                 };
                 let (features, _) = featurize_all(&smiles, &featurizer, false);

@@ -126,10 +126,11 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
     let all = source.read(&[])?;
     let rows = shard_rows(all.table.len(), args.shard);
     let data = all.subset(&rows);
-    // A run trained on a file's coordinates gets conformers for a CSV's SMILES.
-    let for_data = |options: &ConformerOptions| match data.structures {
-        Some(_) => options.clone(),
-        None => train::predict::conformer_for_smiles(options),
+    // A run trained on a file's coordinates gets the closest pipeline for a CSV's SMILES
+    // (train::predict::conformer_for_smiles).
+    let for_data = |options: &ConformerOptions| match (&data.structures, &args.run) {
+        (None, Some(run)) => train::predict::conformer_for_smiles(options, run),
+        _ => options.clone(),
     };
     if let Some((k, n)) = args.shard {
         println!("shard {k}/{n}: {} rows", rows.len());

@@ -50,12 +50,15 @@ fn check(records: &[Result<SdfMolecule, StructureFileError>], expected: &Value, 
     );
     for (k, (got, want)) in records.iter().zip(expected).enumerate() {
         if k == 6 {
-            let e = got
-                .as_ref()
-                .expect_err("the 4 Angstrom C-O bond")
-                .to_string();
+            // The molecule reads; its coordinates are dropped, naming the block's atoms.
+            let rec = got.as_ref().expect("methanol reads");
+            assert!(rec.coordinates.is_none() && rec.layout_2d.is_none());
+            let e = rec
+                .coordinate_error
+                .as_deref()
+                .expect("the 4 Angstrom C-O bond");
             assert!(
-                e.contains("record 6 (methanol_far)") && e.contains("4.00 Angstrom"),
+                e.contains("atoms 1 and 2 of the block") && e.contains("4.00 Angstrom"),
                 "{e}"
             );
             continue;
@@ -103,6 +106,8 @@ fn check(records: &[Result<SdfMolecule, StructureFileError>], expected: &Value, 
             assert_eq!((g.0, g.1), (w.0, w.1), "record {k}");
             assert!((g.2 - w.2).abs() < 1e-4, "record {k}: {g:?} vs {w:?}");
         }
+        assert!(rec.coordinate_error.is_none(), "record {k}");
+        assert_signatures(&rec.molecule, xyz, &expected[k], 1e-4);
     }
     // Data fields: the target of the records that have it, none on acetonitrile.
     let rec = |k: usize| records[k].as_ref().unwrap();
@@ -120,11 +125,97 @@ fn check(records: &[Result<SdfMolecule, StructureFileError>], expected: &Value, 
     assert!(h.contains(&(7, 3, 1)) && h.contains(&(8, 0, -1)), "{h:?}");
 }
 
+/// Per heavy atom: element, hydrogens, degree and its sorted distances to the others;
+/// the list sorted. An atom whose coordinates went to another atom of the same element
+/// changes it (unless the two are equivalent).
+pub fn signatures(
+    mol: &mol_featurize::Molecule,
+    xyz: &[[f32; 3]],
+) -> Vec<(u8, u8, usize, Vec<f64>)> {
+    let mut out: Vec<(u8, u8, usize, Vec<f64>)> = (0..mol.num_atoms())
+        .map(|i| {
+            let mut d: Vec<f64> = (0..mol.num_atoms())
+                .filter(|&j| j != i)
+                .map(|j| {
+                    (0..3)
+                        .map(|c| f64::from(xyz[i][c] - xyz[j][c]).powi(2))
+                        .sum::<f64>()
+                        .sqrt()
+                })
+                .collect();
+            d.sort_by(f64::total_cmp);
+            let a = &mol.atoms()[i];
+            (
+                a.atomic_number,
+                a.total_hydrogens,
+                mol.neighbours(i).len(),
+                d,
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)).then_with(|| {
+            a.3.iter()
+                .zip(&b.3)
+                .map(|(x, y)| x.total_cmp(y))
+                .fold(std::cmp::Ordering::Equal, std::cmp::Ordering::then)
+        })
+    });
+    out
+}
+
+/// [`signatures`] of `mol` with `xyz` against RDKit's (`entry["atom_signatures"]`).
+pub fn assert_signatures(
+    mol: &mol_featurize::Molecule,
+    xyz: &[[f32; 3]],
+    entry: &Value,
+    tolerance: f64,
+) {
+    let got = signatures(mol, xyz);
+    let want = entry["atom_signatures"]
+        .as_array()
+        .expect("atom_signatures");
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        let head = (
+            w[0].as_u64().unwrap() as u8,
+            w[1].as_u64().unwrap() as u8,
+            w[2].as_u64().unwrap() as usize,
+        );
+        assert_eq!((g.0, g.1, g.2), head, "{g:?} vs RDKit {w}");
+        for (x, y) in g.3.iter().zip(w[3].as_array().unwrap()) {
+            assert!(
+                (x - y.as_f64().unwrap()).abs() < tolerance,
+                "{g:?} vs RDKit {w}"
+            );
+        }
+    }
+}
+
 #[test]
 fn sdf_records_read_as_rdkit_reads_them() {
     let (dir, expected) = fixture();
     let records = read_sdf(&dir.join("records.sdf")).unwrap();
     check(&records, &expected, "records.sdf");
+    // The check sees coordinates swapped between two oxygens of aspirin's acid group
+    // (the C=O and the O-H): same element, different atoms.
+    let aspirin = records[2].as_ref().unwrap();
+    let mut xyz = aspirin.coordinates.clone().unwrap();
+    let oxygen = |h: u8| {
+        (0..aspirin.molecule.num_atoms())
+            .filter(|&i| {
+                let a = &aspirin.molecule.atoms()[i];
+                a.atomic_number == 8 && a.total_hydrogens == h
+            })
+            .last()
+            .unwrap()
+    };
+    xyz.swap(oxygen(0), oxygen(1));
+    let entry = &expected["sdf_records"][2];
+    let swapped = std::panic::catch_unwind(|| {
+        assert_signatures(&aspirin.molecule, &xyz, entry, 1e-4);
+    });
+    assert!(swapped.is_err(), "a swap of two oxygens went unnoticed");
 }
 
 /// A gzipped copy reads back record for record.
@@ -149,4 +240,29 @@ fn gzipped_sdf_reads_the_same_records() {
     let e = read_sdf(&fake).unwrap_err().to_string();
     assert!(e.contains("plain.sdf.gz"), "{e}");
     std::fs::remove_dir_all(&tmp).ok();
+}
+
+/// XYZ geometries (hydrogens listed, heavy atoms in reverse order) matched to their
+/// labels row's SMILES: every heavy atom gets its own position (RDKit's per-atom
+/// signature to 1e-5 Angstrom: the file has six decimals).
+#[test]
+fn xyz_geometries_match_their_smiles_atom_by_atom() {
+    use mol_featurize::Molecule;
+    use mol_featurize::structure_file::{match_coordinates, read_xyz};
+    let (dir, expected) = fixture();
+    let labels = std::fs::read_to_string(dir.join("xyz/labels.csv")).unwrap();
+    for (k, line) in labels.lines().skip(1).take(3).enumerate() {
+        let mut cells = line.split(',');
+        let (file, smiles) = (cells.next().unwrap(), cells.next().unwrap());
+        let mol = Molecule::from_smiles(smiles).unwrap();
+        let (elements, xyz) = read_xyz(&dir.join("xyz").join(file)).unwrap();
+        let matched = match_coordinates(&mol, &elements, &xyz).unwrap();
+        assert_eq!(
+            canonical_smiles(&mol).unwrap(),
+            expected["xyz_rows"][k]["canonical_smiles"]
+                .as_str()
+                .unwrap()
+        );
+        assert_signatures(&mol, &matched, &expected["xyz_rows"][k], 1e-5);
+    }
 }

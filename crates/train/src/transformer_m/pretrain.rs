@@ -231,12 +231,14 @@ fn featurize_conformers(
     control: &RunControl,
     run_dir: &Path,
 ) -> Result<Vec<(usize, GraphormerFeatures)>, TrainError> {
-    let smiles = source.read_smiles()?;
+    // Through the table reader: an SDF's unreadable records keep their own reasons.
+    let data = source.molecule_source().read(&[])?;
+    let smiles = &data.table.smiles;
     let featurizer = GraphormerFeaturizer {
         max_hops,
         conformer: source.conformer.clone(),
     };
-    let (features, mut report) = control.featurize(&featurizer, &smiles);
+    let (features, mut report) = control.featurize_table(&featurizer, &data)?;
     crate::print_cache_report(&report);
     let mut kept = Vec::new();
     for (row, f) in features.into_iter().enumerate() {

@@ -172,6 +172,10 @@ impl TmRunSpec {
                 obj.entry("target_columns")
                     .or_insert(serde_json::Value::Array(vec![target]));
             }
+            // Table runs written while the field was still called `targets`.
+            if let Some(targets) = obj.remove("targets") {
+                obj.entry("target_columns").or_insert(targets);
+            }
             for key in ["target_mean", "target_std"] {
                 if let Some(v) = obj.get_mut(key)
                     && v.is_number()

@@ -98,6 +98,14 @@ impl TableFamily for TmFamily {
             .flatten()
             .filter(|f| f.coordinates.is_none())
             .count();
+        if flat > 0 && flat == report.n_ok && self.spec.eval_mode != Mode::TwoD {
+            return Err(TrainError::Invalid(format!(
+                "none of the {flat} molecules has 3D coordinates (a structure file of 2D \
+                 records, or --coords layout2d|topological), so the 3D channel would never \
+                 run (evaluation mode {}): use --coords embed3d for conformers, or --mode 2d",
+                serde_json::to_string(&self.spec.eval_mode).unwrap_or_default()
+            )));
+        }
         if flat > 0 && self.spec.eval_mode != Mode::TwoD {
             eprintln!(
                 "featurize: {flat} of {} molecules have no 3D conformer and run in 2D \

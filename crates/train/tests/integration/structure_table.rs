@@ -73,10 +73,8 @@ fn sdf_records_are_rows_with_fields_as_targets() {
     let data = sdf_source(Some("id")).read(&["y".into()]).unwrap();
     let t = &data.table;
     assert_eq!(t.len(), 7);
-    assert_eq!(
-        t.ids,
-        ["E1", "G1", "A1", "P1", "N1", "record 5", "record 6"]
-    );
+    // The record that fails before its fields are read is named by its title.
+    assert_eq!(t.ids, ["E1", "G1", "A1", "P1", "N1", "neopentane", "M1"]);
     assert_eq!(t.targets[0], [-0.77]);
     assert!(t.targets[4][0].is_nan());
     assert_eq!(t.label_problems.len(), 1);
@@ -90,6 +88,9 @@ fn sdf_records_are_rows_with_fields_as_targets() {
     let structures = data.structures.as_ref().unwrap();
     assert!(structures[..5].iter().all(Result::is_ok));
     assert!(structures[5].is_err() && structures[6].is_err());
+    // Methanol's molecule read (its coordinates did not fit): its SMILES is kept for
+    // the conformer pipeline; neopentane's did not.
+    assert_eq!((t.smiles[5].as_str(), t.smiles[6].as_str()), ("", "CO"));
 
     let titled = sdf_source(None).read(&["y".into()]).unwrap();
     assert_eq!(titled.table.ids[..2], ["ethanol", "glycine"]);
@@ -111,8 +112,9 @@ fn sdf_records_are_rows_with_fields_as_targets() {
 
 /// `--coords file`: MAT's distances are the file's (RDKit's pair distances to 1e-4
 /// Angstrom), the 2D record is a 2D layout, and only 3D records feed Transformer-M's
-/// 3D channel. `--coords embed3d`: conformers for the same molecules. Either way the
-/// bad records are skipped with their own reasons, naming index and title.
+/// 3D channel; the two bad records are skipped with their own kinds and reasons, naming
+/// index and title. `--coords embed3d`: conformers for the same molecules, and for the
+/// one whose file coordinates did not fit (its molecule is fine).
 #[test]
 fn sdf_featurized_with_its_own_coordinates_or_conformers() {
     let data = sdf_source(None).read(&["y".into()]).unwrap();
@@ -141,7 +143,7 @@ fn sdf_featurized_with_its_own_coordinates_or_conformers() {
         .iter()
         .map(|s| (s.row, s.kind.as_str()))
         .collect();
-    assert_eq!(skipped, [(5, "record"), (6, "record")]);
+    assert_eq!(skipped, [(5, "sanitize"), (6, "coordinates")]);
     assert!(report.skipped[0].reason.contains("record 5 (neopentane)"));
     assert!(report.skipped[1].reason.contains("record 6 (methanol_far)"));
 
@@ -156,14 +158,15 @@ fn sdf_featurized_with_its_own_coordinates_or_conformers() {
         "2D record"
     );
 
+    // Conformers: methanol, whose file coordinates were dropped, embeds as well.
     let (embedded, report) =
         featurize_table(&mat(CoordinateMethod::Embed3d), &data, false, None).unwrap();
     assert_eq!(
         report.coordinate_sources.get(&CoordinateMethod::Embed3d),
-        Some(&5)
+        Some(&6)
     );
     let skipped: Vec<usize> = report.skipped.iter().map(|s| s.row).collect();
-    assert_eq!(skipped, [5, 6]);
+    assert_eq!(skipped, [5]);
     assert!(report.skipped[0].reason.contains("record 5 (neopentane)"));
     // A conformer of the same molecule: the same atoms, other distances.
     let (a, b) = (features[2].as_ref().unwrap(), embedded[2].as_ref().unwrap());
@@ -259,4 +262,26 @@ fn coords_file_needs_a_structure_file() {
         .to_string();
     assert!(e.contains("--coords file"), "{e}");
     std::fs::remove_file(&csv).ok();
+}
+
+/// Run files written before structure files (copies of real `run.json`s of issue #20,
+/// without `format`) load as delimited-file runs, through the loaders prediction uses.
+#[test]
+fn table_runs_from_before_structure_files_load() {
+    let dir = std::env::temp_dir().join(format!("molattn-old-table-runs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("run.json"), include_str!("mat_table_run_v1.json")).unwrap();
+    let mat = train::RunSpec::load(&dir).unwrap();
+    assert_eq!(mat.format, MoleculeFormat::Delimited);
+    assert_eq!(mat.molecule_source().smiles_column, "smiles");
+    std::fs::write(dir.join("run.json"), include_str!("tm_table_run_v1.json")).unwrap();
+    let tm = train::transformer_m::TmRunSpec::load(&dir).unwrap();
+    let train::transformer_m::TmData::Table(table) = &tm.data else {
+        panic!("a table run");
+    };
+    assert_eq!(table.molecules.format, MoleculeFormat::Delimited);
+    // That version still called the target columns `targets`.
+    assert_eq!(tm.target_columns, ["y"]);
+    assert!(table.molecules.path.ends_with("esol/esol.csv"));
+    std::fs::remove_dir_all(&dir).ok();
 }
