@@ -2,9 +2,22 @@
 
 use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::prelude::*;
-use burn::tensor::activation::{leaky_relu, tanh};
+use burn::tensor::activation::{leaky_relu, relu, tanh};
 
 use super::config::OutputNonlinearity;
+
+/// LeakyReLU with `slope`, computed as ReLU at slope 0 (MAT's default). The same values
+/// (any shape), but under autodiff Burn 0.22.1 builds `leaky_relu` from `lower_elem`,
+/// `mul_scalar` and `mask_where` (three graph nodes and two masked passes backward: 5% of
+/// MAT's training epoch in `perf`), while `relu` is one fused op each way on flex. The
+/// gradient at exactly 0 is then 0, as PyTorch's `leaky_relu` with slope 0 gives.
+pub(crate) fn leaky_relu_or_relu<const D: usize>(y: Tensor<D>, slope: f64) -> Tensor<D> {
+    if slope == 0.0 {
+        relu(y)
+    } else {
+        leaky_relu(y, slope)
+    }
+}
 
 /// `n_dense` Linear(d, d) layers with LeakyReLU(slope) between them, the output
 /// nonlinearity after the last, dropout after each. `n_dense = 0` is the identity.
@@ -65,10 +78,10 @@ impl FeedForward {
             let d_out = y.dims()[1];
             let y: Tensor<3> = y.reshape([b, n, d_out]);
             let y = if i < last {
-                leaky_relu(y, self.leaky_relu_slope)
+                leaky_relu_or_relu(y, self.leaky_relu_slope)
             } else {
                 match self.output() {
-                    OutputNonlinearity::Relu => leaky_relu(y, self.leaky_relu_slope),
+                    OutputNonlinearity::Relu => leaky_relu_or_relu(y, self.leaky_relu_slope),
                     OutputNonlinearity::Tanh => tanh(y),
                     OutputNonlinearity::None => y,
                 }

@@ -4,7 +4,6 @@
 use attn_core::MatNorm;
 use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::prelude::*;
-use burn::tensor::activation::leaky_relu;
 
 use super::config::{Aggregation, MatConfig};
 
@@ -77,7 +76,10 @@ impl Generator {
             Aggregation::DummyNode => masked.slice(s![.., 0..1, ..]).reshape([b, d]),
         };
         for block in &self.hidden {
-            let y = leaky_relu(block.linear.forward(pooled), self.leaky_relu_slope);
+            let y = super::feed_forward::leaky_relu_or_relu(
+                block.linear.forward(pooled),
+                self.leaky_relu_slope,
+            );
             pooled = attn_core::dropout(&block.dropout, block.norm.forward(y));
         }
         self.proj.forward(pooled)
