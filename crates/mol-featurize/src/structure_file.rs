@@ -89,7 +89,7 @@ impl StructureFileError {
 pub struct SdfMolecule {
     /// Record index in the file (0-based).
     pub record: usize,
-    /// Title line of the MOL block.
+    /// Title line of the MOL block, or `record K` (its 0-based index) when it is empty.
     pub name: String,
     /// The molecule (hydrogens folded).
     pub molecule: Molecule,
@@ -203,7 +203,7 @@ pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFi
             };
             let rec = parsed.map_err(|e| format(e.to_string()))?;
             let name = if rec.meta.name.trim().is_empty() {
-                format!("{label} record {record}")
+                format!("record {record}")
             } else {
                 rec.meta.name.trim().to_string()
             };
