@@ -5,7 +5,6 @@
 use burn::module::Param;
 use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::prelude::*;
-use burn::tensor::activation::softmax;
 
 use crate::mask::MASKED_LOGIT;
 
@@ -200,7 +199,7 @@ impl BiasedMultiHeadAttention {
             scores = scores.clone().mask_fill(full, MASKED_LOGIT);
             mask.all_dim(2)
         });
-        let weights = softmax(scores, 3);
+        let weights = crate::softmax::softmax_last(scores);
         let probs = crate::dropout(&self.dropout, weights.clone());
         let out = probs.matmul(v).swap_dims(1, 2).reshape([b, n, d]);
         let out = self.out_proj.forward(out);

@@ -27,6 +27,7 @@ pub mod global_attention;
 pub mod mask;
 pub mod molecule_attention;
 pub mod norm;
+pub mod softmax;
 
 pub use biased_attention::{
     AttnBiasType, BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig,

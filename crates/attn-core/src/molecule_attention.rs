@@ -4,7 +4,7 @@
 use burn::module::Param;
 use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::prelude::*;
-use burn::tensor::activation::{relu, softmax};
+use burn::tensor::activation::relu;
 
 use crate::mask::{MASKED_DISTANCE, MASKED_LOGIT, key_mask_3d, key_mask_4d};
 
@@ -181,7 +181,7 @@ impl MoleculeAttention {
         let p_dist = if self.exp_kernel {
             distances.neg().exp()
         } else {
-            softmax(distances.neg(), 2)
+            crate::softmax::softmax_last(distances.neg())
         };
         let p_adj = adjacency.clone() / adjacency.sum_dim(2).add_scalar(ADJACENCY_EPS);
         PreparedInputs {
@@ -215,7 +215,7 @@ impl MoleculeAttention {
 
         let scores = q.matmul(k.transpose()).div_scalar((self.d_k as f64).sqrt());
         let scores = scores.mask_fill(prepared.key_mask.clone(), MASKED_LOGIT);
-        let p_attn = softmax(scores, 3);
+        let p_attn = crate::softmax::softmax_last(scores);
 
         let p = match &self.lambdas {
             // Fixed lambdas: scalar multiplies (in place on the backend).

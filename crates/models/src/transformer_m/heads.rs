@@ -5,7 +5,7 @@
 
 use burn::nn::{Dropout, DropoutConfig, LayerNorm, Linear};
 use burn::prelude::*;
-use burn::tensor::activation::{gelu, softmax};
+use burn::tensor::activation::gelu;
 
 use super::DENOISING_ATTENTION_DROPOUT;
 use super::init::{layer_norm, normal_linear};
@@ -121,9 +121,9 @@ impl DenoisingHead {
         let q = heads(self.q_proj.forward(atoms.clone())).mul_scalar((dk as f64).powf(-0.5));
         let k = heads(self.k_proj.forward(atoms.clone()));
         let v = heads(self.v_proj.forward(atoms));
-        let probs = self
-            .dropout
-            .forward(softmax(q.matmul(k.swap_dims(2, 3)) + attn_bias, 3)); // [B,H,N,N]
+        let probs = self.dropout.forward(attn_core::softmax::softmax_last(
+            q.matmul(k.swap_dims(2, 3)) + attn_bias,
+        )); // [B,H,N,N]
         // [B, H, 3, N, N]: weights times each component of the unit vectors.
         let rot = probs.reshape([b, h, 1, n, n])
             * delta_pos.permute([0, 3, 1, 2]).reshape([b, 1, 3, n, n]);
