@@ -70,7 +70,8 @@ fn dataset(dir: &Path) -> PathBuf {
 
 #[test]
 fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
-    let _rng = crate::rng_shared();
+    // Exclusive: its MAE threshold holds for the seeded run (main.rs).
+    let _rng = crate::rng_exclusive();
     let dir = std::env::temp_dir().join(format!("molattn-tm-{}", std::process::id()));
     let data = dataset(&dir);
     let qm9 = Qm9::load(&data).unwrap();

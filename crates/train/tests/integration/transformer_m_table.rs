@@ -97,7 +97,9 @@ fn scratch(name: &str) -> PathBuf {
 /// error, the others values in target units).
 #[test]
 fn regression_on_esol_and_freesolv_learns_and_predicts() {
-    let _rng = crate::rng_shared();
+    // Exclusive: the thresholds below hold for the seeded run, not for one whose random
+    // stream another test interleaved with (main.rs).
+    let _rng = crate::rng_exclusive();
     let dir = scratch("regression");
     let device = Device::flex();
     for (dataset, loss, mode) in [
@@ -162,7 +164,9 @@ fn regression_on_esol_and_freesolv_learns_and_predicts() {
 /// predictions are probabilities. With 2D layouts no molecule gets a 3D channel.
 #[test]
 fn classification_on_bbbp_reports_roc_auc() {
-    let _rng = crate::rng_shared();
+    // Exclusive: the thresholds below hold for the seeded run, not for one whose random
+    // stream another test interleaved with (main.rs).
+    let _rng = crate::rng_exclusive();
     let dir = scratch("bbbp");
     let device = Device::flex();
     let data = subset_csv("bbbp", 500, &dir);
