@@ -8,7 +8,10 @@
 //! ```
 //!
 //! Shapes: MAT small on a batch of 32 molecules of 33 atoms (attention [32, 8, 33, 33],
-//! linear rows [1056, 128]). Prints the median microseconds of 200 calls per op.
+//! linear rows [1056, 128]), and the pretrained size's linear layer ([1056, 1024] x
+//! [1024, 1024]). Prints the median microseconds of 200 calls per op (20 for the large
+//! product). The `attn_core::matmul` rows are the same products through the BLAS that
+//! `attn_core::blas` loads (named on the first line; `MOLATTN_BLAS=off` for none).
 
 use std::time::Instant;
 
@@ -18,9 +21,9 @@ use burn::tensor::{Bool, Device, Distribution, Tensor};
 /// One named op to time.
 type Op<'a> = (&'static str, Box<dyn Fn() + 'a>);
 
-fn median_us(mut f: impl FnMut()) -> f64 {
+fn median_us(mut f: impl FnMut(), calls: usize) -> f64 {
     f();
-    let mut times: Vec<f64> = (0..200)
+    let mut times: Vec<f64> = (0..calls)
         .map(|_| {
             let t0 = Instant::now();
             f();
@@ -32,6 +35,8 @@ fn median_us(mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
+    // SAFETY: first statement of main, no other thread yet.
+    unsafe { attn_core::blas::init() };
     let dev = Device::flex();
     let scores = Tensor::<4>::random([32, 8, 33, 33], Distribution::Default, &dev);
     let other = Tensor::<4>::random([32, 8, 33, 33], Distribution::Default, &dev);
@@ -39,6 +44,8 @@ fn main() {
     let rows = Tensor::<2>::random([1056, 128], Distribution::Default, &dev);
     let weight = Tensor::<2>::random([128, 128], Distribution::Default, &dev);
     let v = Tensor::<4>::random([32, 8, 33, 16], Distribution::Default, &dev);
+    let big_rows = Tensor::<2>::random([1056, 1024], Distribution::Default, &dev);
+    let big_weight = Tensor::<2>::random([1024, 1024], Distribution::Default, &dev);
     let sync = |t: Tensor<4>| drop(t.into_data());
     let ops: Vec<Op> = vec![
         (
@@ -65,10 +72,30 @@ fn main() {
             "matmul [1056,128] x [128,128]",
             Box::new(|| drop(rows.clone().matmul(weight.clone()).into_data())),
         ),
+        (
+            "matmul [1056,1024] x [1024,1024]",
+            Box::new(|| drop(big_rows.clone().matmul(big_weight.clone()).into_data())),
+        ),
+        (
+            "attn_core::matmul [32,8,33,33] x [32,8,33,16]",
+            Box::new(|| sync(attn_core::matmul(scores.clone(), v.clone()))),
+        ),
+        (
+            "attn_core::matmul [1056,128] x [128,128]",
+            Box::new(|| drop(attn_core::matmul(rows.clone(), weight.clone()).into_data())),
+        ),
+        (
+            "attn_core::matmul [1056,1024] x [1024,1024]",
+            Box::new(|| drop(attn_core::matmul(big_rows.clone(), big_weight.clone()).into_data())),
+        ),
     ];
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all".into());
-    println!("Burn 0.22.1 flex, RAYON_NUM_THREADS={threads}");
+    println!(
+        "Burn 0.22.1 flex, RAYON_NUM_THREADS={threads}, {}",
+        attn_core::blas::blas_summary()
+    );
     for (name, op) in &ops {
-        println!("  {name:<36} {:>9.1} us", median_us(op));
+        let calls = if name.contains("1024") { 20 } else { 200 };
+        println!("  {name:<44} {:>9.1} us", median_us(op, calls));
     }
 }

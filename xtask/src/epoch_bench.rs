@@ -39,6 +39,8 @@ struct EpochResult {
     ratio_torch_over_ours: Option<f64>,
     torch: Option<String>,
     cpu: String,
+    /// The BLAS behind our matrix products (`attn_core::blas`), or Burn's gemm.
+    blas: String,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -114,7 +116,10 @@ pub fn run(root: &Path, datasets: &Path) -> Result<()> {
             })
             .collect(),
     );
-    println!("  ours (flex): {ours:.2} s per epoch");
+    println!(
+        "  ours (flex, {}): {ours:.2} s per epoch",
+        attn_core::blas::blas_summary()
+    );
 
     // PyTorch.
     let path = std::env::temp_dir().join(format!("molattn-esol-epoch-{}.json", std::process::id()));
@@ -179,6 +184,7 @@ pub fn run(root: &Path, datasets: &Path) -> Result<()> {
         ratio_torch_over_ours: torch_seconds.map(|t| t / ours),
         torch,
         cpu: crate::compare_torch::cpu_model(),
+        blas: attn_core::blas::blas_summary(),
     };
     let out_path = root.join("bench/esol_epoch.json");
     std::fs::write(&out_path, serde_json::to_string_pretty(&result)?)

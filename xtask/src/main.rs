@@ -71,6 +71,9 @@ enum Command {
 }
 
 fn main() -> Result<()> {
+    // SAFETY: first statement of main, no other thread exists yet (it may set
+    // OPENBLAS_CORETYPE before OpenBLAS loads; attn_core::blas).
+    unsafe { attn_core::blas::init() };
     let cli = Cli::parse();
     match cli.command {
         Command::Featurize(args) => commands::featurize::run(args),

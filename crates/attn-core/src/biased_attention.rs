@@ -155,9 +155,9 @@ impl BiasedMultiHeadAttention {
         let [b, n, d] = x.dims();
         let h = self.num_heads;
         let heads = |t: Tensor<3>| t.reshape([b, n, h, self.d_k]).swap_dims(1, 2);
-        let q = heads(self.q_proj.forward(x.clone()));
-        let k = heads(self.k_proj.forward(x.clone()));
-        let v = heads(self.v_proj.forward(x));
+        let q = heads(crate::linear(&self.q_proj, x.clone()));
+        let k = heads(crate::linear(&self.k_proj, x.clone()));
+        let v = heads(crate::linear(&self.v_proj, x));
         let mask = mask.reshape([b, 1, n, n]).expand([b, h, n, n]);
         let out = burn::tensor::module::attention(
             q,
@@ -167,8 +167,7 @@ impl BiasedMultiHeadAttention {
             attn_bias,
             burn::tensor::ops::AttentionModuleOptions::default(),
         );
-        self.out_proj
-            .forward(out.swap_dims(1, 2).reshape([b, n, d]))
+        crate::linear(&self.out_proj, out.swap_dims(1, 2).reshape([b, n, d]))
     }
 
     /// [`BiasedMultiHeadAttention::forward_heads_first`], also returning the attention
@@ -183,10 +182,11 @@ impl BiasedMultiHeadAttention {
         let [b, n, d] = x.dims();
         let h = self.num_heads;
         let heads = |t: Tensor<3>| t.reshape([b, n, h, self.d_k]).swap_dims(1, 2);
-        let q = heads(self.q_proj.forward(x.clone())).mul_scalar((self.d_k as f64).powf(-0.5));
-        let k = heads(self.k_proj.forward(x.clone()));
-        let v = heads(self.v_proj.forward(x));
-        let mut scores = q.matmul(k.swap_dims(2, 3));
+        let q =
+            heads(crate::linear(&self.q_proj, x.clone())).mul_scalar((self.d_k as f64).powf(-0.5));
+        let k = heads(crate::linear(&self.k_proj, x.clone()));
+        let v = heads(crate::linear(&self.v_proj, x));
+        let mut scores = crate::matmul(q, k.swap_dims(2, 3));
         if let Some(bias) = attn_bias {
             scores = if self.multiplicative {
                 scores * bias
@@ -201,8 +201,8 @@ impl BiasedMultiHeadAttention {
         });
         let weights = crate::softmax::softmax_last(scores);
         let probs = crate::dropout(&self.dropout, weights.clone());
-        let out = probs.matmul(v).swap_dims(1, 2).reshape([b, n, d]);
-        let out = self.out_proj.forward(out);
+        let out = crate::matmul(probs, v).swap_dims(1, 2).reshape([b, n, d]);
+        let out = crate::linear(&self.out_proj, out);
         let out = match row_masked {
             Some(rows) => out.mask_fill(rows.expand([b, n, d]), 0.0),
             None => out,

@@ -16,15 +16,18 @@
 //! - [`BiasedMultiHeadAttention`]: Graphormer / Transformer-M attention with a per-head
 //!   pair bias (DGL `BiasedMHA` semantics), NaN-free on padded rows.
 //! - [`dropout()`]: Burn's dropout with a fast mask on the CPU backend.
+//! - [`matmul()`], [`linear()`]: matrix products through a run-time BLAS on the CPU backend.
 //! - [`GlobalAttention`]: AlphaFold global attention (Jumper et al. 2021, Suppl. Alg. 19),
 //!   bf16-safe (softmax in f32).
 
 #![warn(missing_docs)]
 
 pub mod biased_attention;
+pub mod blas;
 pub mod dropout;
 pub mod global_attention;
 pub mod mask;
+pub mod matmul;
 pub mod molecule_attention;
 pub mod norm;
 pub mod softmax;
@@ -34,6 +37,7 @@ pub use biased_attention::{
 };
 pub use dropout::dropout;
 pub use global_attention::{GlobalAttention, GlobalAttentionConfig};
+pub use matmul::{linear, matmul};
 pub use molecule_attention::{
     DistanceKernel, MoleculeAttention, MoleculeAttentionConfig, PreparedInputs,
 };

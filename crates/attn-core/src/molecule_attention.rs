@@ -137,16 +137,6 @@ pub struct PreparedInputs {
     pub key_mask: Tensor<4, Bool>,
 }
 
-/// Applies `f` to the last axis of `x` as one 2D GEMM over all `B * N` rows: a `Linear` on
-/// a 3D tensor may run as B small GEMMs (Burn's batched path when N is a multiple of 32),
-/// which leaves a core idle at molecule sizes.
-pub(crate) fn rows_2d(x: Tensor<3>, f: impl FnOnce(Tensor<2>) -> Tensor<2>) -> Tensor<3> {
-    let [b, n, d] = x.dims();
-    let y = f(x.reshape([b * n, d]));
-    let d_out = y.dims()[1];
-    y.reshape([b, n, d_out])
-}
-
 impl MoleculeAttention {
     /// Applies molecule self-attention.
     ///
@@ -209,11 +199,11 @@ impl MoleculeAttention {
         let h = self.num_heads;
         // [B, N, d] -> [B, H, N, d_k]
         let heads = |t: Tensor<3>| t.reshape([b, n, h, self.d_k]).swap_dims(1, 2);
-        let q = heads(rows_2d(x.clone(), |x| self.query.forward(x)));
-        let k = heads(rows_2d(x.clone(), |x| self.key.forward(x)));
-        let v = heads(rows_2d(x, |x| self.value.forward(x)));
+        let q = heads(crate::linear(&self.query, x.clone()));
+        let k = heads(crate::linear(&self.key, x.clone()));
+        let v = heads(crate::linear(&self.value, x));
 
-        let scores = q.matmul(k.transpose()).div_scalar((self.d_k as f64).sqrt());
+        let scores = crate::matmul(q, k.transpose()).div_scalar((self.d_k as f64).sqrt());
         let scores = scores.mask_fill(prepared.key_mask.clone(), MASKED_LOGIT);
         let p_attn = crate::softmax::softmax_last(scores);
 
@@ -232,11 +222,10 @@ impl MoleculeAttention {
                 p_attn * la + p_mix.unsqueeze_dim::<4>(1) // broadcast over heads
             }
         };
-        let out = crate::dropout(&self.dropout, p.clone())
-            .matmul(v)
+        let out = crate::matmul(crate::dropout(&self.dropout, p.clone()), v)
             .swap_dims(1, 2)
             .reshape([b, n, d_model]);
-        (rows_2d(out, |o| self.output.forward(o)), p)
+        (crate::linear(&self.output, out), p)
     }
 
     /// `[lambda_a, lambda_d, lambda_g]` as the forward pass uses them: the fixed

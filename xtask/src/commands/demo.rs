@@ -64,6 +64,7 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         "molattn demo: training a small MAT on FreeSolv ({}, hydration free energy in {unit})",
         data.display()
     );
+    println!("{}", attn_core::blas::blas_summary());
     let spec = RunSpec {
         format: Default::default(),
         kind: train::RunKind::Mat,

@@ -74,7 +74,7 @@ impl FeedForward {
         for (i, (linear, dropout)) in self.linears.iter().zip(&self.dropout).enumerate() {
             // One 2D GEMM over all B * N rows (see attn_core::molecule_attention).
             let [b, n, d] = x.dims();
-            let y = linear.forward(x.reshape([b * n, d]));
+            let y = attn_core::linear(linear, x.reshape([b * n, d]));
             let d_out = y.dims()[1];
             let y: Tensor<3> = y.reshape([b, n, d_out]);
             let y = if i < last {

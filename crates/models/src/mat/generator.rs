@@ -77,11 +77,11 @@ impl Generator {
         };
         for block in &self.hidden {
             let y = super::feed_forward::leaky_relu_or_relu(
-                block.linear.forward(pooled),
+                attn_core::linear(&block.linear, pooled),
                 self.leaky_relu_slope,
             );
             pooled = attn_core::dropout(&block.dropout, block.norm.forward(y));
         }
-        self.proj.forward(pooled)
+        attn_core::linear(&self.proj, pooled)
     }
 }

@@ -132,9 +132,8 @@ impl EncoderLayer {
         drop: impl Fn(Tensor<3>) -> Tensor<3>,
     ) -> Tensor<3> {
         let ffn = |h: Tensor<3>| {
-            let h = gelu(self.fc1.forward(h));
-            self.fc2
-                .forward(attn_core::dropout(&self.activation_dropout, h))
+            let h = gelu(attn_core::linear(&self.fc1, h));
+            attn_core::linear(&self.fc2, attn_core::dropout(&self.activation_dropout, h))
         };
         if self.pre_ln {
             let x = x.clone() + drop(attend(self.self_attn_layer_norm.forward(x)));

@@ -136,8 +136,7 @@ pub struct PairBias3d {
 impl PairBias3d {
     /// `[B, N, N, K]` Gaussian features to `[B, H, N, N]` biases.
     pub fn forward(&self, psi: Tensor<4>) -> Tensor<4> {
-        self.out
-            .forward(gelu(self.dense.forward(psi)))
+        attn_core::linear(&self.out, gelu(attn_core::linear(&self.dense, psi)))
             .permute([0, 3, 1, 2])
     }
 }

@@ -118,11 +118,12 @@ impl DenoisingHead {
         let h = self.num_heads;
         let dk = d / h;
         let heads = |t: Tensor<3>| t.reshape([b, n, h, dk]).swap_dims(1, 2);
-        let q = heads(self.q_proj.forward(atoms.clone())).mul_scalar((dk as f64).powf(-0.5));
-        let k = heads(self.k_proj.forward(atoms.clone()));
-        let v = heads(self.v_proj.forward(atoms));
+        let q = heads(attn_core::linear(&self.q_proj, atoms.clone()))
+            .mul_scalar((dk as f64).powf(-0.5));
+        let k = heads(attn_core::linear(&self.k_proj, atoms.clone()));
+        let v = heads(attn_core::linear(&self.v_proj, atoms));
         let probs = self.dropout.forward(attn_core::softmax::softmax_last(
-            q.matmul(k.swap_dims(2, 3)) + attn_bias,
+            attn_core::matmul(q, k.swap_dims(2, 3)) + attn_bias,
         )); // [B,H,N,N]
         // [B, H, 3, N, N]: weights times each component of the unit vectors.
         let rot = probs.reshape([b, h, 1, n, n])

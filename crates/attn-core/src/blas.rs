@@ -1,0 +1,373 @@
+//! A CBLAS `sgemm` loaded at run time, for the CPU backend's matrix products.
+//!
+//! Why: Burn's CPU backend (flex) multiplies matrices with the `gemm` crate, which on this
+//! project's benchmark machine runs the linear layers of MAT 1.8x slower than PyTorch's
+//! BLAS at one thread (docs/BENCHMARKS.md, "Burn ops against PyTorch's"); the GEMMs are
+//! most of a training step. A system BLAS (OpenBLAS) does the same products at close to
+//! the CPU's peak. It is loaded with `dlopen` when the program first multiplies, so
+//! nothing is needed at build time and a machine without it keeps Burn's `gemm`
+//! ([`crate::matmul()`] falls back).
+//!
+//! Which library: `MOLATTN_BLAS=off` (or `none`) disables it; `MOLATTN_BLAS=/path/lib.so`
+//! names a library exporting `cblas_sgemm` (the standard CBLAS ABI with 32-bit integers);
+//! otherwise the first of `libopenblas.so.0`, `libopenblas.so` that loads (Debian:
+//! `apt install libopenblas0`). The library's own threads are set to one: the products are
+//! cut into row blocks on rayon's threads (one pool, no oversubscription).
+//!
+//! OpenBLAS picks its kernels from the CPU model when it loads, and a release older than
+//! the CPU falls back to generic SSE3 kernels ("Prescott"): Debian 12's OpenBLAS 0.3.21
+//! does so on 5th-generation Xeons, where its sgemm then runs at a fifth of its AVX-512
+//! speed, slower than Burn's `gemm`. [`init`] (called by `cargo xtask` before any thread
+//! starts) names the kernel family from the CPU's features in `OPENBLAS_CORETYPE` when the
+//! user has not; and a library that still reports a generic core on a CPU with AVX2 is
+//! not used.
+
+use std::ffi::{CStr, c_char, c_int};
+use std::sync::{Mutex, OnceLock};
+
+use burn::tensor::{DType, Shape};
+use burn_flex::FlexTensor;
+use rayon::prelude::*;
+
+/// `cblas_sgemm(order, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)`.
+type Sgemm = unsafe extern "C" fn(
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    c_int,
+    f32,
+    *const f32,
+    c_int,
+    *const f32,
+    c_int,
+    f32,
+    *mut f32,
+    c_int,
+);
+
+const CBLAS_ROW_MAJOR: c_int = 101;
+const CBLAS_NO_TRANS: c_int = 111;
+const CBLAS_TRANS: c_int = 112;
+
+/// Below this many multiply-adds a product runs on the calling thread (rayon's task
+/// overhead, a few microseconds, would dominate).
+const PARALLEL_MACS: usize = 64 * 64 * 64;
+
+/// Why a library that loaded is not used, for [`blas_summary`].
+static DECLINED: Mutex<Option<String>> = Mutex::new(None);
+
+/// The loaded library.
+pub struct Blas {
+    sgemm: Sgemm,
+    description: String,
+    // Keeps the symbols valid for the life of the program.
+    _library: libloading::Library,
+}
+
+impl Blas {
+    /// What was loaded: the library file and, for OpenBLAS, its build configuration
+    /// (`openblas_get_config`, e.g. "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Zen").
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+}
+
+impl std::fmt::Debug for Blas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.description())
+    }
+}
+
+/// The BLAS used by [`crate::matmul()`] on the CPU backend, loaded once (see the module
+/// documentation); `None` when disabled or not found.
+pub fn blas() -> Option<&'static Blas> {
+    static BLAS: OnceLock<Option<Blas>> = OnceLock::new();
+    BLAS.get_or_init(load).as_ref()
+}
+
+/// One line for logs and benchmark metadata: the BLAS in use, or why Burn's `gemm` is.
+pub fn blas_summary() -> String {
+    match blas() {
+        Some(blas) => format!("BLAS: {}", blas.description()),
+        None => match std::env::var("MOLATTN_BLAS") {
+            Ok(v) if is_off(&v) => "BLAS: off (MOLATTN_BLAS), Burn's gemm".to_string(),
+            _ => match DECLINED.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                Some(why) => format!("BLAS: not used, {why}; Burn's gemm"),
+                None => "BLAS: none found (apt install libopenblas0), Burn's gemm".to_string(),
+            },
+        },
+    }
+}
+
+/// Prepares and loads the BLAS: sets `OPENBLAS_CORETYPE` from the CPU's features when it
+/// is unset (`SkylakeX` with AVX-512 F/BW/VL/DQ, `Haswell` with AVX2 and FMA; OpenBLAS
+/// reads it once, when it loads), then loads the library (see the module documentation).
+///
+/// # Safety
+/// Call at the start of `main`, before any other thread exists: it writes the process
+/// environment, which another thread reading it at the same time would race with.
+pub unsafe fn init() {
+    if std::env::var_os("OPENBLAS_CORETYPE").is_none()
+        && let Some(core) = core_type()
+    {
+        // SAFETY: the caller guarantees no other thread runs (see above).
+        unsafe { std::env::set_var("OPENBLAS_CORETYPE", core) };
+    }
+    blas();
+}
+
+/// OpenBLAS's kernel family for this CPU, from its instruction-set extensions.
+fn core_type() -> Option<&'static str> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        if has!("avx512f") && has!("avx512bw") && has!("avx512vl") && has!("avx512dq") {
+            return Some("SkylakeX");
+        }
+        if has!("avx2") && has!("fma") {
+            return Some("Haswell");
+        }
+    }
+    None
+}
+
+/// OpenBLAS's generic x86 kernels (SSE2/SSE3 era), what it falls back to on a CPU model it
+/// does not know.
+const GENERIC_CORES: [&str; 8] = [
+    "prescott",
+    "core2",
+    "penryn",
+    "dunnington",
+    "nehalem",
+    "katmai",
+    "coppermine",
+    "northwood",
+];
+
+fn is_off(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "off" | "none" | "0"
+    )
+}
+
+fn load() -> Option<Blas> {
+    let candidates: Vec<String> = match std::env::var("MOLATTN_BLAS") {
+        Ok(v) if is_off(&v) => return None,
+        Ok(v) if !v.trim().is_empty() => vec![v],
+        _ => vec!["libopenblas.so.0".into(), "libopenblas.so".into()],
+    };
+    for name in candidates {
+        // SAFETY: loading a shared library runs its initialisers; the candidates are
+        // BLAS libraries, whose initialisers only set up their thread pools.
+        let Ok(library) = (unsafe { libloading::Library::new(&name) }) else {
+            continue;
+        };
+        // SAFETY: `cblas_sgemm` has this signature in every CBLAS (LP64 integers).
+        let Ok(sgemm) = (unsafe { library.get::<Sgemm>(b"cblas_sgemm\0") }) else {
+            continue;
+        };
+        let sgemm = *sgemm;
+        let mut description = name.clone();
+        // SAFETY: OpenBLAS's documented C API; absent elsewhere (then skipped).
+        unsafe {
+            if let Ok(core) =
+                library.get::<unsafe extern "C" fn() -> *const c_char>(b"openblas_get_corename\0")
+            {
+                let text = core();
+                let core = if text.is_null() {
+                    String::new()
+                } else {
+                    CStr::from_ptr(text).to_string_lossy().to_ascii_lowercase()
+                };
+                if GENERIC_CORES.contains(&core.trim()) && core_type().is_some() {
+                    // Slower than Burn's gemm on this CPU (see the module documentation).
+                    *DECLINED.lock().unwrap_or_else(|e| e.into_inner()) = Some(format!(
+                        "{name} chose its generic '{core}' kernels on this CPU (set \
+                         OPENBLAS_CORETYPE, e.g. SkylakeX or Haswell)"
+                    ));
+                    return None;
+                }
+            }
+            if let Ok(set) =
+                library.get::<unsafe extern "C" fn(c_int)>(b"openblas_set_num_threads\0")
+            {
+                set(1);
+            }
+            if let Ok(config) =
+                library.get::<unsafe extern "C" fn() -> *const c_char>(b"openblas_get_config\0")
+            {
+                let text = config();
+                if !text.is_null() {
+                    description =
+                        format!("{} ({name})", CStr::from_ptr(text).to_string_lossy().trim());
+                }
+            }
+        }
+        return Some(Blas {
+            sgemm,
+            description,
+            _library: library,
+        });
+    }
+    None
+}
+
+/// How one operand's matrices are laid out for CBLAS: transposed or not, leading dimension,
+/// and the element offset of each batch matrix.
+struct Operand<'a> {
+    data: &'a [f32],
+    trans: bool,
+    ld: usize,
+    offsets: Vec<usize>,
+}
+
+impl<'a> Operand<'a> {
+    /// `None` when the last two dimensions are not a BLAS layout (unit stride along
+    /// one of them) or a stride is negative: the caller makes the tensor contiguous.
+    fn new(tensor: &'a FlexTensor) -> Option<Self> {
+        let layout = tensor.layout();
+        let dims = layout.shape().to_vec();
+        let strides = layout.strides();
+        let r = dims.len();
+        if strides.iter().any(|&s| s < 0) {
+            return None;
+        }
+        let (rows, cols) = (dims[r - 2], dims[r - 1]);
+        let (rs, cs) = (strides[r - 2] as usize, strides[r - 1] as usize);
+        let (trans, ld) = if cs == 1 && rs >= cols.max(1) {
+            (false, rs)
+        } else if rs == 1 && cs >= rows.max(1) {
+            (true, cs)
+        } else if rows == 1 && cs == 1 {
+            (false, cols.max(1))
+        } else if cols == 1 && rs == 1 {
+            (true, rows.max(1))
+        } else {
+            return None;
+        };
+        // Offsets of each matrix of the batch, in row-major batch order.
+        let mut offsets = vec![layout.start_offset()];
+        for axis in 0..r - 2 {
+            let stride = strides[axis] as usize;
+            offsets = offsets
+                .iter()
+                .flat_map(|&o| (0..dims[axis]).map(move |i| o + i * stride))
+                .collect();
+        }
+        Some(Self {
+            data: tensor.storage::<f32>(),
+            trans,
+            ld,
+            offsets,
+        })
+    }
+}
+
+/// `lhs [..., m, k] x rhs [..., k, n] -> [..., m, n]` with the loaded BLAS, the batch
+/// dimensions equal on both sides (no broadcasting). `None` when the product is not one
+/// this function takes (not f32, ranks or batch dimensions differ, a dimension over
+/// `i32::MAX`): the caller uses Burn's matmul.
+///
+/// Each matrix product is cut into blocks of output rows, one per rayon thread when the
+/// batch has fewer matrices than threads; larger batches run one matrix per task.
+pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<FlexTensor> {
+    if lhs.dtype() != DType::F32 || rhs.dtype() != DType::F32 {
+        return None;
+    }
+    let ld = lhs.layout().shape().to_vec();
+    let rd = rhs.layout().shape().to_vec();
+    let r = ld.len();
+    if r < 2 || rd.len() != r || ld[..r - 2] != rd[..r - 2] || ld[r - 1] != rd[r - 2] {
+        return None;
+    }
+    let (m, k, n) = (ld[r - 2], ld[r - 1], rd[r - 1]);
+    let fits = |x: usize| x <= i32::MAX as usize;
+    if ![m, k, n].into_iter().all(fits) {
+        return None;
+    }
+    let mut out_dims = ld[..r - 2].to_vec();
+    out_dims.extend([m, n]);
+    let batch: usize = ld[..r - 2].iter().product();
+    if m == 0 || n == 0 || batch == 0 {
+        return Some(FlexTensor::empty(Shape::from(out_dims), DType::F32));
+    }
+    if k == 0 {
+        return Some(FlexTensor::zeros(Shape::from(out_dims), DType::F32));
+    }
+    let (lhs_c, rhs_c);
+    let a = match Operand::new(lhs) {
+        Some(a) => a,
+        None => {
+            lhs_c = lhs.to_contiguous();
+            Operand::new(&lhs_c)?
+        }
+    };
+    let b = match Operand::new(rhs) {
+        Some(b) => b,
+        None => {
+            rhs_c = rhs.to_contiguous();
+            Operand::new(&rhs_c)?
+        }
+    };
+    if ![a.ld, b.ld].into_iter().all(fits) {
+        return None;
+    }
+
+    let mut out = FlexTensor::empty(Shape::from(out_dims), DType::F32);
+    let out_data: &mut [f32] = out.storage_mut();
+    let macs = batch * m * n * k;
+    let threads = rayon::current_num_threads();
+    // Row blocks per matrix: enough blocks in all for every thread.
+    let blocks = if macs < PARALLEL_MACS || batch >= threads {
+        1
+    } else {
+        threads.div_ceil(batch).min(m)
+    };
+    let block_rows = m.div_ceil(blocks);
+    let run = |matrix: usize, row0: usize, c: &mut [f32]| {
+        let rows = c.len() / n;
+        // Row `row0` of op(A): row `row0` of A, or column `row0` of A^T's storage.
+        let a_off = a.offsets[matrix] + if a.trans { row0 } else { row0 * a.ld };
+        // SAFETY: the offsets and leading dimensions come from the tensors' own layouts
+        // (checked above to address only their storage), `c` is `rows x n` contiguous.
+        unsafe {
+            (blas.sgemm)(
+                CBLAS_ROW_MAJOR,
+                if a.trans { CBLAS_TRANS } else { CBLAS_NO_TRANS },
+                if b.trans { CBLAS_TRANS } else { CBLAS_NO_TRANS },
+                rows as c_int,
+                n as c_int,
+                k as c_int,
+                1.0,
+                a.data.as_ptr().add(a_off),
+                a.ld as c_int,
+                b.data.as_ptr().add(b.offsets[matrix]),
+                b.ld as c_int,
+                0.0,
+                c.as_mut_ptr(),
+                n as c_int,
+            );
+        }
+    };
+    let chunk = block_rows * n;
+    let blocks_per_matrix = m.div_ceil(block_rows);
+    let task = |(i, c): (usize, &mut [f32])| {
+        let (matrix, block) = (i / blocks_per_matrix, i % blocks_per_matrix);
+        run(matrix, block * block_rows, c)
+    };
+    // Blocks never straddle two matrices: each matrix's rows are split on their own.
+    let pieces: Vec<(usize, &mut [f32])> = out_data
+        .chunks_mut(m * n)
+        .flat_map(|c| c.chunks_mut(chunk))
+        .enumerate()
+        .collect();
+    if macs < PARALLEL_MACS || threads == 1 {
+        pieces.into_iter().for_each(task);
+    } else {
+        pieces.into_par_iter().for_each(task);
+    }
+    Some(out)
+}

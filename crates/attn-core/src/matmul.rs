@@ -1,0 +1,277 @@
+//! Matrix products and linear layers through the loaded BLAS on the CPU backend.
+//!
+//! Why by hand: Burn 0.22.1's CPU backend has no way to choose its GEMM, and its `gemm`
+//! crate is the largest single cost of a MAT training step (41% of the engine's epoch,
+//! 1.8x slower than PyTorch's BLAS at one thread; docs/BENCHMARKS.md). On flex, with a
+//! BLAS loaded ([`crate::blas`]), [`matmul()`] is one op forward (the BLAS product) and,
+//! under autodiff, one graph node whose backward is two more BLAS products
+//! (`dA = G B^T`, `dB = A^T G`, the transposes read in place). Other backends, other
+//! dtypes, broadcast batch dimensions, or no BLAS: Burn's `matmul`, unchanged.
+
+use burn::backend::BackendTypes;
+use burn::backend::autodiff::checkpoint::base::Checkpointer;
+use burn::backend::autodiff::checkpoint::strategy::NoCheckpointing;
+use burn::backend::autodiff::grads::Gradients;
+use burn::backend::autodiff::ops::{Backward, Ops, OpsKind, binary};
+use burn::backend::ops::FloatTensorOps;
+use burn::backend::{Autodiff, Flex};
+use burn::nn::Linear;
+use burn::prelude::*;
+use burn::tensor::DType;
+use burn_flex::FlexTensor;
+
+use crate::blas::{self, Blas};
+
+type AdTensor = <Autodiff<Flex> as BackendTypes>::FloatTensorPrimitive;
+
+/// `lhs.matmul(rhs)` (`[..., m, k] x [..., k, n] -> [..., m, n]`), through the BLAS on
+/// flex when one is loaded (see the module documentation); the same values as Burn's
+/// `matmul` to float rounding (the summation order differs).
+pub fn matmul<const D: usize>(lhs: Tensor<D>, rhs: Tensor<D>) -> Tensor<D> {
+    let Some(blas) = blas_for(&lhs) else {
+        return lhs.matmul(rhs);
+    };
+    if lhs.is_autodiff() {
+        if let (Ok(a), Ok(b)) = (
+            lhs.clone().try_into_primitive::<Autodiff<Flex>>(),
+            rhs.clone().try_into_primitive::<Autodiff<Flex>>(),
+        ) && supported(a.primitive(), b.primitive())
+        {
+            return Tensor::from_primitive::<Autodiff<Flex>>(tracked(blas, a, b));
+        }
+    } else if let (Ok(a), Ok(b)) = (
+        lhs.clone().try_into_primitive::<Flex>(),
+        rhs.clone().try_into_primitive::<Flex>(),
+    ) && let Some(out) = blas::matmul(blas, &a, &b)
+    {
+        return Tensor::from_primitive::<Flex>(out);
+    }
+    lhs.matmul(rhs)
+}
+
+/// `layer.forward(x)` (`[..., d_input] -> [..., d_output]`, Burn's `Linear`: `x W + b`
+/// with `W: [d_input, d_output]`) as one 2D product over all leading rows: through
+/// [`matmul()`] on flex with a BLAS, else Burn's `Linear::forward` on the 2D view (Burn's
+/// `linear` on a 3D input may run B small GEMMs, which leaves a core idle at molecule
+/// sizes).
+pub fn linear<const D: usize>(layer: &Linear, x: Tensor<D>) -> Tensor<D> {
+    if D < 2 {
+        return layer.forward(x);
+    }
+    let dims = x.dims();
+    let d_input = dims[D - 1];
+    let rows = dims[..D - 1].iter().product();
+    let x: Tensor<2> = x.reshape([rows, d_input]);
+    let y = if blas_for(&x).is_some() {
+        let y = matmul(x, layer.weight.val());
+        match &layer.bias {
+            Some(bias) => y + bias.val().unsqueeze_dim(0),
+            None => y,
+        }
+    } else {
+        layer.forward(x)
+    };
+    let mut out = dims;
+    out[D - 1] = y.dims()[1];
+    y.reshape(out)
+}
+
+/// The BLAS when `x` lives on flex (with or without autodiff) and one is loaded.
+fn blas_for<const D: usize>(x: &Tensor<D>) -> Option<&'static Blas> {
+    let blas = blas::blas()?;
+    (x.device().without_autodiff() == Device::flex() && x.dtype() == DType::F32).then_some(blas)
+}
+
+/// Whether [`blas::matmul`] takes these operands (it may still copy a strided one).
+fn supported(lhs: &FlexTensor, rhs: &FlexTensor) -> bool {
+    let (l, r) = (lhs.layout().shape(), rhs.layout().shape());
+    let n = l.num_dims();
+    lhs.dtype() == DType::F32
+        && rhs.dtype() == DType::F32
+        && n >= 2
+        && r.num_dims() == n
+        && l[..n - 2] == r[..n - 2]
+        && l[n - 1] == r[n - 2]
+}
+
+/// The BLAS product, or flex's when the BLAS path declines (it does not for operands
+/// that passed [`supported`]).
+fn product(blas: &Blas, lhs: FlexTensor, rhs: FlexTensor) -> FlexTensor {
+    match blas::matmul(blas, &lhs, &rhs) {
+        Some(out) => out,
+        None => Flex::float_matmul(lhs, rhs),
+    }
+}
+
+/// Swaps the last two dimensions (a view: no copy).
+fn transposed(t: FlexTensor) -> FlexTensor {
+    let r = t.layout().shape().num_dims();
+    t.transpose(r - 2, r - 1)
+}
+
+/// The product node: its state is `lhs` (for `rhs`'s gradient) and `rhs` (for `lhs`'s),
+/// each kept only when the other side needs a gradient.
+#[derive(Debug)]
+struct BlasMatmulBackward {
+    blas: &'static Blas,
+}
+
+impl Backward<Flex, 2> for BlasMatmulBackward {
+    type State = (Option<FlexTensor>, Option<FlexTensor>);
+
+    fn backward(
+        self,
+        ops: Ops<Self::State, 2>,
+        grads: &mut Gradients,
+        _checkpointer: &mut Checkpointer,
+    ) {
+        let (lhs, rhs) = ops.state;
+        let blas = self.blas;
+        binary::<Flex, _, _>(
+            ops.parents,
+            ops.node,
+            grads,
+            // dL/dA = G B^T
+            |g| {
+                product(
+                    blas,
+                    g,
+                    transposed(rhs.expect("rhs kept for lhs's gradient")),
+                )
+            },
+            // dL/dB = A^T G
+            |g| {
+                product(
+                    blas,
+                    transposed(lhs.expect("lhs kept for rhs's gradient")),
+                    g,
+                )
+            },
+        );
+    }
+}
+
+/// The BLAS product as one autodiff node.
+fn tracked(blas: &'static Blas, lhs: AdTensor, rhs: AdTensor) -> AdTensor {
+    let (lhs_tracked, rhs_tracked) = (lhs.is_tracked(), rhs.is_tracked());
+    let prep = BlasMatmulBackward { blas }
+        .prepare::<NoCheckpointing>([lhs.node(), rhs.node()])
+        .compute_bound()
+        .stateful();
+    let (a, b) = (lhs.into_primitive(), rhs.into_primitive());
+    let out = product(blas, a.clone(), b.clone());
+    match prep {
+        OpsKind::Tracked(prep) => {
+            prep.finish((rhs_tracked.then_some(a), lhs_tracked.then_some(b)), out)
+        }
+        OpsKind::UnTracked(prep) => prep.finish(out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::tensor::{Distribution, Tolerance};
+
+    /// CI sets `MOLATTN_REQUIRE_BLAS=1` (and installs OpenBLAS), so the tests below cannot
+    /// pass by falling back to Burn's matmul there.
+    fn blas_required() {
+        if std::env::var("MOLATTN_REQUIRE_BLAS").is_ok_and(|v| v == "1") {
+            assert!(blas::blas().is_some(), "{}", blas::blas_summary());
+        }
+    }
+
+    /// Values and both gradients equal Burn's matmul: 2D, batched 4D with a transposed
+    /// (strided) operand, a single-row product, and the plain (no autodiff) device.
+    #[test]
+    fn blas_matmul_matches_burns_values_and_gradients() {
+        blas_required();
+        let dev = Device::flex().autodiff();
+        let check = |a_shape: Vec<usize>, b_shape: Vec<usize>, transpose_b: bool| {
+            let a = Tensor::<4>::random(a_shape, Distribution::Normal(0.0, 1.0), &dev);
+            let b = Tensor::<4>::random(b_shape, Distribution::Normal(0.0, 1.0), &dev);
+            let run = |f: &dyn Fn(Tensor<4>, Tensor<4>) -> Tensor<4>| {
+                let (la, lb) = (a.clone().require_grad(), b.clone().require_grad());
+                let rhs = if transpose_b {
+                    lb.clone().swap_dims(2, 3)
+                } else {
+                    lb.clone()
+                };
+                let y = f(la.clone(), rhs);
+                let grads = y.clone().powi_scalar(2).sum().backward();
+                (
+                    y.inner(),
+                    la.grad(&grads).unwrap(),
+                    lb.grad(&grads).unwrap(),
+                )
+            };
+            let ours = run(&|x, y| matmul(x, y));
+            let burn = run(&|x, y| x.matmul(y));
+            // Relative as well: the gradients reach hundreds, where a different f32
+            // summation order moves the last digits (~1e-4 absolute); a wrong operand or
+            // transpose is off by O(1).
+            let tol = Tolerance::rel_abs(1e-5, 1e-4);
+            ours.0
+                .to_data()
+                .assert_approx_eq::<f32>(&burn.0.to_data(), tol);
+            ours.1
+                .to_data()
+                .assert_approx_eq::<f32>(&burn.1.to_data(), tol);
+            ours.2
+                .to_data()
+                .assert_approx_eq::<f32>(&burn.2.to_data(), tol);
+        };
+        check(vec![1, 1, 70, 33], vec![1, 1, 33, 65], false);
+        check(vec![2, 3, 9, 5], vec![2, 3, 7, 5], true);
+        check(vec![1, 2, 1, 8], vec![1, 2, 8, 3], false);
+
+        // Heads view of attention: [B, N, H, d_k] swapped to [B, H, N, d_k] (strided
+        // batch and row axes, unit column stride).
+        let x = Tensor::<4>::random([2, 7, 3, 4], Distribution::Normal(0.0, 1.0), &dev);
+        let w = Tensor::<4>::random([2, 3, 4, 6], Distribution::Normal(0.0, 1.0), &dev);
+        let heads = x.swap_dims(1, 2);
+        matmul(heads.clone(), w.clone())
+            .to_data()
+            .assert_approx_eq::<f32>(&heads.matmul(w).to_data(), Tolerance::rel_abs(1e-5, 1e-4));
+
+        let plain = Device::flex();
+        let a = Tensor::<2>::random([130, 70], Distribution::Normal(0.0, 1.0), &plain);
+        let b = Tensor::<2>::random([40, 70], Distribution::Normal(0.0, 1.0), &plain);
+        matmul(a.clone(), b.clone().transpose())
+            .to_data()
+            .assert_approx_eq::<f32>(
+                &a.matmul(b.transpose()).to_data(),
+                Tolerance::rel_abs(1e-5, 1e-4),
+            );
+    }
+
+    /// `linear` equals `Linear::forward` on a 3D input, values and weight gradients.
+    #[test]
+    fn linear_matches_burns_linear() {
+        blas_required();
+        let dev = Device::flex().autodiff();
+        let layer = burn::nn::LinearConfig::new(24, 10).init(&dev);
+        let x = Tensor::<3>::random([3, 5, 24], Distribution::Normal(0.0, 1.0), &dev);
+        let run = |f: &dyn Fn(Tensor<3>) -> Tensor<3>| {
+            let y = f(x.clone());
+            let grads = y.clone().powi_scalar(2).sum().backward();
+            (
+                y.inner(),
+                layer.weight.grad(&grads).unwrap(),
+                layer.bias.as_ref().unwrap().grad(&grads).unwrap(),
+            )
+        };
+        let ours = run(&|x| linear(&layer, x));
+        let burn = run(&|x| layer.forward(x));
+        let tol = Tolerance::rel_abs(1e-5, 1e-4);
+        ours.0
+            .to_data()
+            .assert_approx_eq::<f32>(&burn.0.to_data(), tol);
+        ours.1
+            .to_data()
+            .assert_approx_eq::<f32>(&burn.1.to_data(), tol);
+        ours.2
+            .to_data()
+            .assert_approx_eq::<f32>(&burn.2.to_data(), tol);
+    }
+}
