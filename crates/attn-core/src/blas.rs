@@ -8,19 +8,22 @@
 //! nothing is needed at build time and a machine without it keeps Burn's `gemm`
 //! ([`crate::matmul()`] falls back).
 //!
-//! Which library: `MOLATTN_BLAS=off` (or `none`) disables it; `MOLATTN_BLAS=/path/lib.so`
+//! Which library: `MOLATTN_BLAS=off` (or `none`, `0`) disables it; `MOLATTN_BLAS=/path/lib.so`
 //! names a library exporting `cblas_sgemm` (the standard CBLAS ABI with 32-bit integers);
 //! otherwise the first of `libopenblas.so.0`, `libopenblas.so` that loads (Debian:
-//! `apt install libopenblas0`). The library's own threads are set to one: the products are
-//! cut into row blocks on rayon's threads (one pool, no oversubscription).
+//! `apt install libopenblas0`). OpenBLAS's own threads are set to one: the products are
+//! cut into row blocks on rayon's threads (one pool, no oversubscription). Another library
+//! named in `MOLATTN_BLAS` keeps its own threading: limit it yourself (e.g.
+//! `MKL_NUM_THREADS=1`).
 //!
 //! OpenBLAS picks its kernels from the CPU model when it loads, and a release older than
 //! the CPU falls back to generic SSE3 kernels ("Prescott"): Debian 12's OpenBLAS 0.3.21
 //! does so on 5th-generation Xeons, where its sgemm then runs at a fifth of its AVX-512
 //! speed, slower than Burn's `gemm`. [`init`] (called by `cargo xtask` before any thread
 //! starts) names the kernel family from the CPU's features in `OPENBLAS_CORETYPE` when the
-//! user has not; and a library that still reports a generic core on a CPU with AVX2 is
-//! not used.
+//! user has not, on every CPU (so also where OpenBLAS would have chosen well itself: on a
+//! Zen CPU it gets the Haswell family, on a Sapphire Rapids SkylakeX); and a library that
+//! still reports a generic core on a CPU with AVX2 is not used.
 
 use std::ffi::{CStr, c_char, c_int};
 use std::sync::{Mutex, OnceLock};
@@ -95,7 +98,12 @@ pub fn blas_summary() -> String {
             Ok(v) if is_off(&v) => "BLAS: off (MOLATTN_BLAS), Burn's gemm".to_string(),
             _ => match DECLINED.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
                 Some(why) => format!("BLAS: not used, {why}; Burn's gemm"),
-                None => "BLAS: none found (apt install libopenblas0), Burn's gemm".to_string(),
+                None => match std::env::var("MOLATTN_BLAS") {
+                    Ok(path) if !path.trim().is_empty() => format!(
+                        "BLAS: MOLATTN_BLAS={path} did not load or has no cblas_sgemm; Burn's gemm"
+                    ),
+                    _ => "BLAS: none found (apt install libopenblas0), Burn's gemm".to_string(),
+                },
             },
         },
     }
@@ -331,8 +339,9 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
         let rows = c.len() / n;
         // Row `row0` of op(A): row `row0` of A, or column `row0` of A^T's storage.
         let a_off = a.offsets[matrix] + if a.trans { row0 } else { row0 * a.ld };
-        // SAFETY: the offsets and leading dimensions come from the tensors' own layouts
-        // (checked above to address only their storage), `c` is `rows x n` contiguous.
+        // SAFETY: the offsets and leading dimensions come from the tensors' own layouts,
+        // which address only their storage (flex's layout invariant; `Operand::new` takes
+        // unit-stride, non-negative layouts only), and `c` is `rows x n` contiguous.
         unsafe {
             (blas.sgemm)(
                 CBLAS_ROW_MAJOR,

@@ -94,8 +94,8 @@ fn supported(lhs: &FlexTensor, rhs: &FlexTensor) -> bool {
         && l[n - 1] == r[n - 2]
 }
 
-/// The BLAS product, or flex's when the BLAS path declines (it does not for operands
-/// that passed [`supported`]).
+/// The BLAS product, or flex's when the BLAS path declines (for operands that passed
+/// [`supported`], only when a dimension or leading dimension exceeds `i32::MAX`).
 fn product(blas: &Blas, lhs: FlexTensor, rhs: FlexTensor) -> FlexTensor {
     match blas::matmul(blas, &lhs, &rhs) {
         Some(out) => out,

@@ -72,11 +72,8 @@ impl FeedForward {
     pub fn forward(&self, mut x: Tensor<3>) -> Tensor<3> {
         let last = self.linears.len().saturating_sub(1);
         for (i, (linear, dropout)) in self.linears.iter().zip(&self.dropout).enumerate() {
-            // One 2D GEMM over all B * N rows (see attn_core::molecule_attention).
-            let [b, n, d] = x.dims();
-            let y = attn_core::linear(linear, x.reshape([b * n, d]));
-            let d_out = y.dims()[1];
-            let y: Tensor<3> = y.reshape([b, n, d_out]);
+            // One 2D GEMM over all B * N rows (attn_core::linear).
+            let y = attn_core::linear(linear, x);
             let y = if i < last {
                 leaky_relu_or_relu(y, self.leaky_relu_slope)
             } else {
