@@ -27,6 +27,10 @@ type AdTensor = <Autodiff<Flex> as BackendTypes>::FloatTensorPrimitive;
 /// `lhs.matmul(rhs)` (`[..., m, k] x [..., k, n] -> [..., m, n]`), through the BLAS on
 /// flex when one is loaded (see the module documentation); the same values as Burn's
 /// `matmul` to float rounding (the summation order differs).
+///
+/// # Panics
+/// As Burn's `matmul`, when the shapes do not multiply (`k` differs, or batch dimensions
+/// that neither match nor broadcast).
 pub fn matmul<const D: usize>(lhs: Tensor<D>, rhs: Tensor<D>) -> Tensor<D> {
     let Some(blas) = blas_for(&lhs) else {
         return lhs.matmul(rhs);
@@ -54,6 +58,10 @@ pub fn matmul<const D: usize>(lhs: Tensor<D>, rhs: Tensor<D>) -> Tensor<D> {
 /// [`matmul()`] on flex with a BLAS, else Burn's `Linear::forward` on the 2D view (Burn's
 /// `linear` on a 3D input may run B small GEMMs, which leaves a core idle at molecule
 /// sizes).
+///
+/// # Panics
+/// When the last dimension of `x` is not the layer's `d_input` (in the product's shape
+/// check).
 pub fn linear<const D: usize>(layer: &Linear, x: Tensor<D>) -> Tensor<D> {
     if D < 2 {
         return layer.forward(x);
@@ -171,7 +179,16 @@ fn tracked(blas: &'static Blas, lhs: AdTensor, rhs: AdTensor) -> AdTensor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use burn::tensor::{Distribution, Tolerance};
+    use burn::tensor::{Distribution, TensorData, Tolerance};
+
+    /// Equal to float rounding. Relative as well as absolute: the gradients reach
+    /// hundreds, where a different f32 summation order moves the last digits (~1e-4
+    /// absolute); a wrong operand or transpose is off by O(1).
+    fn assert_close(ours: &[TensorData], burn: &[TensorData]) {
+        for (o, b) in ours.iter().zip(burn) {
+            o.assert_approx_eq::<f32>(b, Tolerance::rel_abs(1e-5, 1e-4));
+        }
+    }
 
     /// CI sets `MOLATTN_REQUIRE_BLAS=1` (and installs OpenBLAS), so the tests below cannot
     /// pass by falling back to Burn's matmul there.
@@ -199,27 +216,13 @@ mod tests {
                 };
                 let y = f(la.clone(), rhs);
                 let grads = y.clone().powi_scalar(2).sum().backward();
-                (
-                    y.inner(),
-                    la.grad(&grads).unwrap(),
-                    lb.grad(&grads).unwrap(),
-                )
+                [
+                    y.inner().to_data(),
+                    la.grad(&grads).unwrap().to_data(),
+                    lb.grad(&grads).unwrap().to_data(),
+                ]
             };
-            let ours = run(&|x, y| matmul(x, y));
-            let burn = run(&|x, y| x.matmul(y));
-            // Relative as well: the gradients reach hundreds, where a different f32
-            // summation order moves the last digits (~1e-4 absolute); a wrong operand or
-            // transpose is off by O(1).
-            let tol = Tolerance::rel_abs(1e-5, 1e-4);
-            ours.0
-                .to_data()
-                .assert_approx_eq::<f32>(&burn.0.to_data(), tol);
-            ours.1
-                .to_data()
-                .assert_approx_eq::<f32>(&burn.1.to_data(), tol);
-            ours.2
-                .to_data()
-                .assert_approx_eq::<f32>(&burn.2.to_data(), tol);
+            assert_close(&run(&|x, y| matmul(x, y)), &run(&|x, y| x.matmul(y)));
         };
         check(vec![1, 1, 70, 33], vec![1, 1, 33, 65], false);
         check(vec![2, 3, 9, 5], vec![2, 3, 7, 5], true);
@@ -230,19 +233,18 @@ mod tests {
         let x = Tensor::<4>::random([2, 7, 3, 4], Distribution::Normal(0.0, 1.0), &dev);
         let w = Tensor::<4>::random([2, 3, 4, 6], Distribution::Normal(0.0, 1.0), &dev);
         let heads = x.swap_dims(1, 2);
-        matmul(heads.clone(), w.clone())
-            .to_data()
-            .assert_approx_eq::<f32>(&heads.matmul(w).to_data(), Tolerance::rel_abs(1e-5, 1e-4));
+        assert_close(
+            &[matmul(heads.clone(), w.clone()).to_data()],
+            &[heads.matmul(w).to_data()],
+        );
 
         let plain = Device::flex();
         let a = Tensor::<2>::random([130, 70], Distribution::Normal(0.0, 1.0), &plain);
         let b = Tensor::<2>::random([40, 70], Distribution::Normal(0.0, 1.0), &plain);
-        matmul(a.clone(), b.clone().transpose())
-            .to_data()
-            .assert_approx_eq::<f32>(
-                &a.matmul(b.transpose()).to_data(),
-                Tolerance::rel_abs(1e-5, 1e-4),
-            );
+        assert_close(
+            &[matmul(a.clone(), b.clone().transpose()).to_data()],
+            &[a.matmul(b.transpose()).to_data()],
+        );
     }
 
     /// `linear` equals `Linear::forward` on a 3D input, values and weight gradients.
@@ -255,23 +257,12 @@ mod tests {
         let run = |f: &dyn Fn(Tensor<3>) -> Tensor<3>| {
             let y = f(x.clone());
             let grads = y.clone().powi_scalar(2).sum().backward();
-            (
-                y.inner(),
-                layer.weight.grad(&grads).unwrap(),
-                layer.bias.as_ref().unwrap().grad(&grads).unwrap(),
-            )
+            [
+                y.inner().to_data(),
+                layer.weight.grad(&grads).unwrap().to_data(),
+                layer.bias.as_ref().unwrap().grad(&grads).unwrap().to_data(),
+            ]
         };
-        let ours = run(&|x| linear(&layer, x));
-        let burn = run(&|x| layer.forward(x));
-        let tol = Tolerance::rel_abs(1e-5, 1e-4);
-        ours.0
-            .to_data()
-            .assert_approx_eq::<f32>(&burn.0.to_data(), tol);
-        ours.1
-            .to_data()
-            .assert_approx_eq::<f32>(&burn.1.to_data(), tol);
-        ours.2
-            .to_data()
-            .assert_approx_eq::<f32>(&burn.2.to_data(), tol);
+        assert_close(&run(&|x| linear(&layer, x)), &run(&|x| layer.forward(x)));
     }
 }
