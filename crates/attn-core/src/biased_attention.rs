@@ -137,18 +137,39 @@ impl BiasedMultiHeadAttention {
             .0
     }
 
-    /// [`BiasedMultiHeadAttention::forward_heads_first`] through Burn's fused attention
-    /// kernel (`burn::tensor::module::attention`: one pass per batch and head over
-    /// `softmax(QK^T / sqrt(d_k) + bias)` and `V`, parallel on the CPU backend), for
-    /// inference: no dropout. Falls back to the explicit path for a multiplicative bias
-    /// or without a mask. Every query row must keep at least one unmasked key (true of
-    /// a key padding mask with a graph token; a fully masked row would be NaN here).
+    /// [`BiasedMultiHeadAttention::forward_heads_first`] through a fused attention
+    /// kernel. On the CPU backend (flex), ours ([`crate::fused_attention()`]: one pass per
+    /// molecule over `softmax(QK^T / sqrt(d_k) + bias)` and `V`, forward and backward,
+    /// with this layer's dropout), for training and inference. Elsewhere Burn's
+    /// `burn::tensor::module::attention`, for inference only: no dropout, and the explicit
+    /// path for a multiplicative bias or without a mask. Every query row must keep at
+    /// least one unmasked key (true of a key padding mask with a graph token; such a row
+    /// is not zeroed here, and would be NaN in Burn's kernel).
     pub fn forward_heads_first_fused(
         &self,
         x: Tensor<3>,
         attn_bias: Option<Tensor<4>>,
         attn_mask: Option<Tensor<3, Bool>>,
     ) -> Tensor<3> {
+        if !self.multiplicative && crate::flex_data::on_flex_f32(&x) {
+            let q = crate::linear(&self.q_proj, x.clone());
+            let k = crate::linear(&self.k_proj, x.clone());
+            let v = crate::linear(&self.v_proj, x);
+            let cfg = crate::FusedAttention {
+                num_heads: self.num_heads,
+                scale: (self.d_k as f64).powf(-0.5) as f32,
+                softmax_weight: 1.0,
+            };
+            let inputs = crate::FusedAttentionInputs {
+                attn_bias,
+                attn_mask,
+                p_mix: None,
+                dropout: Some(&self.dropout),
+            };
+            let out = crate::fused_attention(cfg, q, k, v, inputs)
+                .expect("the fused kernel takes f32 on flex");
+            return crate::linear(&self.out_proj, out);
+        }
         let Some(mask) = attn_mask.filter(|_| !self.multiplicative) else {
             return self.forward_heads_first(x, attn_bias, None);
         };

@@ -66,6 +66,14 @@ pub fn mask(n: usize, prob: f64, seed: u64) -> Vec<f32> {
     values
 }
 
+/// The keep-mask (keep-scale folded in) that [`dropout()`] would multiply an `n`-element
+/// tensor on `device` by, or `None` when `layer` drops nothing there (not training, not on
+/// an autodiff device, or `p = 0`). For the fused CPU kernels (flex only).
+pub(crate) fn flex_keep_mask(layer: &Dropout, device: &Device, n: usize) -> Option<Vec<f32>> {
+    let active = layer.training.is_enabled() && device.is_autodiff() && layer.prob > 0.0;
+    active.then(|| mask(n, layer.prob, draw_seed(device)))
+}
+
 /// A 64-bit seed from the device's generator (two uniform f32 draws, their bit patterns).
 fn draw_seed(device: &Device) -> u64 {
     let plain = device.clone().without_autodiff();

@@ -16,6 +16,9 @@
 //! - [`BiasedMultiHeadAttention`]: Graphormer / Transformer-M attention with a per-head
 //!   pair bias (DGL `BiasedMHA` semantics), NaN-free on padded rows.
 //! - [`dropout()`]: Burn's dropout with a fast mask on the CPU backend.
+//! - [`fused_attention()`]: the attention core (scores to values) as one fused op each way
+//!   on the CPU.
+//! - [`layer_norm()`]: layer norm (torch's or MAT's) as one fused op each way on the CPU.
 //! - [`matmul()`], [`linear()`]: matrix products through a run-time BLAS on the CPU backend.
 //! - [`GlobalAttention`]: AlphaFold global attention (Jumper et al. 2021, Suppl. Alg. 19),
 //!   bf16-safe (softmax in f32).
@@ -25,18 +28,24 @@
 pub mod biased_attention;
 pub mod blas;
 pub mod dropout;
+mod flex_data;
+pub mod fused_attention;
 pub mod global_attention;
+pub mod layer_norm;
 pub mod mask;
 pub mod matmul;
 pub mod molecule_attention;
 pub mod norm;
+mod simd;
 pub mod softmax;
 
 pub use biased_attention::{
     AttnBiasType, BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig,
 };
 pub use dropout::dropout;
+pub use fused_attention::{FusedAttention, FusedAttentionInputs, fused_attention};
 pub use global_attention::{GlobalAttention, GlobalAttentionConfig};
+pub use layer_norm::{RowNorm, layer_norm};
 pub use matmul::{linear, matmul};
 pub use molecule_attention::{
     DistanceKernel, MoleculeAttention, MoleculeAttentionConfig, PreparedInputs,

@@ -6,6 +6,8 @@ use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::prelude::*;
 use burn::tensor::activation::relu;
 
+use crate::flex_data::{is_tracked, on_flex_f32};
+use crate::fused_attention::{FusedAttention, FusedAttentionInputs, fused_attention};
 use crate::mask::{MASKED_DISTANCE, MASKED_LOGIT, key_mask_3d, key_mask_4d};
 
 /// Added to the adjacency row sums before normalising (reference: 1e-6).
@@ -135,6 +137,8 @@ pub struct PreparedInputs {
     pub p_adj: Tensor<3>,
     /// Key padding mask broadcast to the scores: `[B, H, N, N]`, `true` = masked.
     pub key_mask: Tensor<4, Bool>,
+    /// The same mask for one head: `[B, N, N]` (the fused kernel's input).
+    pub key_mask_3d: Tensor<3, Bool>,
 }
 
 impl MoleculeAttention {
@@ -167,7 +171,8 @@ impl MoleculeAttention {
     ) -> PreparedInputs {
         let n = key_padding_mask.dims()[1];
         let key_mask = key_mask_4d(key_padding_mask.clone(), self.num_heads, n);
-        let distances = distances.mask_fill(key_mask_3d(key_padding_mask, n), MASKED_DISTANCE);
+        let mask_3d = key_mask_3d(key_padding_mask, n);
+        let distances = distances.mask_fill(mask_3d.clone(), MASKED_DISTANCE);
         let p_dist = if self.exp_kernel {
             distances.neg().exp()
         } else {
@@ -178,12 +183,42 @@ impl MoleculeAttention {
             p_dist,
             p_adj,
             key_mask,
+            key_mask_3d: mask_3d,
         }
     }
 
     /// [`MoleculeAttention::forward`] with the terms of [`MoleculeAttention::prepare`].
+    /// On the CPU backend with fixed lambdas, the attention core is one fused op each way
+    /// ([`crate::fused_attention()`]); elsewhere the ops of
+    /// [`MoleculeAttention::forward_prepared_with_weights`], the same function.
     pub fn forward_prepared(&self, x: Tensor<3>, prepared: &PreparedInputs) -> Tensor<3> {
-        self.forward_prepared_with_weights(x, prepared).0
+        let fused = self.lambdas.is_none()
+            && on_flex_f32(&x)
+            && !is_tracked(&prepared.p_dist)
+            && !is_tracked(&prepared.p_adj);
+        if !fused {
+            return self.forward_prepared_with_weights(x, prepared).0;
+        }
+        let (la, ld) = (self.lambda_attention, self.lambda_distance);
+        let lg = 1.0 - la - ld;
+        let p_mix = prepared.p_dist.clone().mul_scalar(ld) + prepared.p_adj.clone().mul_scalar(lg);
+        let q = crate::linear(&self.query, x.clone());
+        let k = crate::linear(&self.key, x.clone());
+        let v = crate::linear(&self.value, x);
+        let cfg = FusedAttention {
+            num_heads: self.num_heads,
+            scale: (1.0 / (self.d_k as f64).sqrt()) as f32,
+            softmax_weight: la as f32,
+        };
+        let inputs = FusedAttentionInputs {
+            attn_bias: None,
+            attn_mask: Some(prepared.key_mask_3d.clone()),
+            p_mix: Some(p_mix),
+            dropout: Some(&self.dropout),
+        };
+        let out = fused_attention(cfg, q, k, v, inputs)
+            .expect("the fused kernel takes f32 on flex with untracked p_mix");
+        crate::linear(&self.output, out)
     }
 
     /// [`MoleculeAttention::forward_prepared`], also returning the attention weights of
@@ -313,6 +348,46 @@ mod tests {
         for (a, w) in y.iter().zip(want) {
             assert!((a - w).abs() < 1e-5, "{y:?} vs {want:?}");
         }
+    }
+
+    /// On flex, `forward_prepared` (the fused core) gives the unfused ops' output and
+    /// input gradient (`forward_prepared_with_weights`); with the distances tracked it
+    /// takes the unfused path, so they get a gradient.
+    #[test]
+    fn fused_core_agrees_with_the_unfused_ops() {
+        use burn::tensor::{Distribution, Tolerance};
+        let dev = Device::flex().autodiff();
+        let att = MoleculeAttentionConfig::new(16, 4)
+            .with_dropout(0.0)
+            .init(&dev);
+        let x = Tensor::<3>::random([2, 5, 16], Distribution::Normal(0.0, 1.0), &dev);
+        let adj = Tensor::<3>::random([2, 5, 5], Distribution::Bernoulli(0.4), &dev);
+        let dist = Tensor::<3>::random([2, 5, 5], Distribution::Uniform(0.0, 4.0), &dev);
+        let mask = Tensor::<2, Bool>::from_data(
+            TensorData::new(
+                (0..10).map(|i| i == 9 || i == 8).collect::<Vec<_>>(),
+                [2, 5],
+            ),
+            &dev,
+        );
+        let run = |fused: bool| {
+            let x = x.clone().detach().require_grad();
+            let prepared = att.prepare(adj.clone(), dist.clone(), mask.clone());
+            let y = if fused {
+                att.forward_prepared(x.clone(), &prepared)
+            } else {
+                att.forward_prepared_with_weights(x.clone(), &prepared).0
+            };
+            let grads = (y.clone() * y.clone()).sum().backward();
+            [y.inner().into_data(), x.grad(&grads).unwrap().into_data()]
+        };
+        for (f, u) in run(true).iter().zip(&run(false)) {
+            f.assert_approx_eq::<f32>(u, Tolerance::rel_abs(1e-4, 1e-5));
+        }
+        let dist = dist.require_grad();
+        let y = att.forward(x, adj, dist.clone(), mask);
+        let grads = y.sum().backward();
+        assert!(dist.grad(&grads).is_some(), "distances lost their gradient");
     }
 
     #[test]

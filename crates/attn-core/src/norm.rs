@@ -5,6 +5,8 @@
 use burn::module::Param;
 use burn::prelude::*;
 
+use crate::layer_norm::{RowNorm, layer_norm};
+
 /// Configuration of [`MatLayerNorm`].
 #[derive(Config, Debug)]
 pub struct MatLayerNormConfig {
@@ -46,6 +48,11 @@ impl MatLayerNormConfig {
 impl MatLayerNorm {
     /// Normalises `x: [*, d_model]` over its last dimension.
     pub fn forward<const D: usize>(&self, x: Tensor<D>) -> Tensor<D> {
+        // On flex: one fused op each way (crate::layer_norm); elsewhere the decomposition.
+        let kind = RowNorm::UnbiasedStd { eps: self.eps };
+        if let Some(y) = layer_norm(x.clone(), self.a_2.val(), self.b_2.val(), kind) {
+            return y;
+        }
         let d = x.dims()[D - 1];
         let mean = x.clone().mean_dim(D - 1);
         let centred = x - mean;

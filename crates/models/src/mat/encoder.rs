@@ -73,8 +73,7 @@ impl Encoder {
         distances: Tensor<3>,
         key_padding_mask: Tensor<2, Bool>,
     ) -> Tensor<3> {
-        self.forward_with_attention(x, adjacency, distances, key_padding_mask)
-            .0
+        self.run(x, adjacency, distances, key_padding_mask, false).0
     }
 
     /// [`Encoder::forward`], also returning each layer's attention weights
@@ -82,10 +81,23 @@ impl Encoder {
     /// ([`MoleculeAttention::forward_prepared_with_weights`]).
     pub fn forward_with_attention(
         &self,
+        x: Tensor<3>,
+        adjacency: Tensor<3>,
+        distances: Tensor<3>,
+        key_padding_mask: Tensor<2, Bool>,
+    ) -> (Tensor<3>, Vec<Tensor<4>>) {
+        self.run(x, adjacency, distances, key_padding_mask, true)
+    }
+
+    /// The layers, with each layer's attention weights when `with_weights` (else an empty
+    /// list, and the fused attention core where the backend has it).
+    fn run(
+        &self,
         mut x: Tensor<3>,
         adjacency: Tensor<3>,
         distances: Tensor<3>,
         key_padding_mask: Tensor<2, Bool>,
+        with_weights: bool,
     ) -> (Tensor<3>, Vec<Tensor<4>>) {
         // g(D), the normalised adjacency and the masks are the same in every layer:
         // computed once per batch (every layer shares the configured distance kernel).
@@ -97,10 +109,15 @@ impl Encoder {
             .prepare(adjacency, distances, key_padding_mask);
         let mut weights = Vec::with_capacity(self.layers.len());
         for layer in &self.layers {
-            let (a, w) = layer
-                .self_attn
-                .forward_prepared_with_weights(layer.norm_attn.forward(x.clone()), &prepared);
-            weights.push(w);
+            let h = layer.norm_attn.forward(x.clone());
+            let a = if with_weights {
+                let (a, w) = layer.self_attn.forward_prepared_with_weights(h, &prepared);
+                weights.push(w);
+                a
+            } else {
+                // Without the weights: the fused attention core on the CPU.
+                layer.self_attn.forward_prepared(h, &prepared)
+            };
             x = x + attn_core::dropout(&layer.dropout, a);
             let f = layer.feed_forward.forward(layer.norm_ff.forward(x.clone()));
             x = x + attn_core::dropout(&layer.dropout, f);

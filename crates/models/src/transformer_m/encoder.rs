@@ -6,7 +6,7 @@ use burn::nn::{Dropout, DropoutConfig, LayerNorm, Linear};
 use burn::prelude::*;
 use burn::tensor::activation::gelu;
 
-use super::init::{layer_norm, normal_linear};
+use super::init::{apply_layer_norm, layer_norm, normal_linear};
 
 /// Configuration of [`EncoderLayer`].
 #[derive(Config, Debug)]
@@ -90,16 +90,17 @@ impl EncoderLayer {
         attn_bias: Tensor<4>,
         attn_mask: Tensor<3, Bool>,
     ) -> Tensor<3> {
-        if x.device().is_autodiff() {
+        let device = x.device();
+        if device.is_autodiff() && device.clone().without_autodiff() != Device::flex() {
             return self.forward_with_weights(x, attn_bias, attn_mask).0;
         }
-        // Inference: Burn's fused attention kernel (same math, no dropout; the graph
-        // token keeps every query row unmasked).
+        // A fused attention kernel, the same math (the graph token keeps every query row
+        // unmasked): ours on the CPU, training included; Burn's for inference elsewhere.
         let attend = |h: Tensor<3>| {
             self.self_attn
                 .forward_heads_first_fused(h, Some(attn_bias), Some(attn_mask))
         };
-        self.residual_blocks(x, attend, |h| h)
+        self.residual_blocks(x, attend, |h| attn_core::dropout(&self.dropout, h))
     }
 
     /// [`EncoderLayer::forward`], also returning the attention weights `[B, H, T, T]`
@@ -136,13 +137,11 @@ impl EncoderLayer {
             attn_core::linear(&self.fc2, attn_core::dropout(&self.activation_dropout, h))
         };
         if self.pre_ln {
-            let x = x.clone() + drop(attend(self.self_attn_layer_norm.forward(x)));
-            x.clone() + drop(ffn(self.final_layer_norm.forward(x)))
+            let x = x.clone() + drop(attend(apply_layer_norm(&self.self_attn_layer_norm, x)));
+            x.clone() + drop(ffn(apply_layer_norm(&self.final_layer_norm, x)))
         } else {
-            let x = self
-                .self_attn_layer_norm
-                .forward(x.clone() + drop(attend(x)));
-            self.final_layer_norm.forward(x.clone() + drop(ffn(x)))
+            let x = apply_layer_norm(&self.self_attn_layer_norm, x.clone() + drop(attend(x)));
+            apply_layer_norm(&self.final_layer_norm, x.clone() + drop(ffn(x)))
         }
     }
 }

@@ -8,7 +8,7 @@ use burn::prelude::*;
 use burn::tensor::activation::gelu;
 
 use super::DENOISING_ATTENTION_DROPOUT;
-use super::init::{layer_norm, normal_linear};
+use super::init::{apply_layer_norm, layer_norm, normal_linear};
 
 /// Configuration of [`RegressionHead`].
 #[derive(Config, Debug)]
@@ -71,8 +71,10 @@ pub struct RegressionHead {
 impl RegressionHead {
     /// `[B, d]` graph-token states to `[B, num_targets]`.
     pub fn forward(&self, token: Tensor<2>) -> Tensor<2> {
-        self.out
-            .forward(self.layer_norm.forward(gelu(self.dense.forward(token))))
+        self.out.forward(apply_layer_norm(
+            &self.layer_norm,
+            gelu(self.dense.forward(token)),
+        ))
     }
 }
 

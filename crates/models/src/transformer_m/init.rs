@@ -90,6 +90,18 @@ pub(super) fn layer_norm(d: usize, device: &Device) -> LayerNorm {
         .init(device)
 }
 
+/// `norm.forward(x)` for a LayerNorm made by [`layer_norm`] (epsilon
+/// `LAYER_NORM_EPS`): on flex one fused op each way ([`attn_core::layer_norm()`]),
+/// elsewhere Burn's. `x: [..., d]`, the same shape back.
+pub(crate) fn apply_layer_norm<const D: usize>(norm: &LayerNorm, x: Tensor<D>) -> Tensor<D> {
+    let beta = norm.beta.as_ref().map(|b| b.val());
+    let kind = attn_core::RowNorm::Standard {
+        eps: LAYER_NORM_EPS,
+    };
+    beta.and_then(|beta| attn_core::layer_norm(x.clone(), norm.gamma.val(), beta, kind))
+        .unwrap_or_else(|| norm.forward(x))
+}
+
 /// A table with a padding row in the original (`padding_idx = 0`: zeroed by apply_init,
 /// never trained), N(0, `std`).
 pub(super) fn padded_table(n: usize, dim: usize, std: f64, device: &Device) -> Embedding {

@@ -11,6 +11,7 @@ use super::encoder::EncoderLayer;
 use super::encodings::{AtomEncoder, BiasEncoder};
 use super::gaussian::{GaussianLayer, PairBias3d, geometry};
 use super::heads::{DenoisingHead, RegressionHead};
+use super::init::apply_layer_norm;
 
 /// The Transformer-M encoder with a regression head and an optional denoising head.
 #[derive(Module, Debug)]
@@ -148,7 +149,7 @@ impl TransformerM {
             .expand([b, 1, d]);
         let states = Tensor::cat(vec![token, atoms], 1);
         let states = match &self.emb_layer_norm {
-            Some(norm) => norm.forward(states),
+            Some(norm) => apply_layer_norm(norm, states),
             None => states,
         };
         let states = attn_core::dropout(&self.embedding_dropout, states);
@@ -217,7 +218,7 @@ impl TransformerM {
 
     fn output(&self, x: Tensor<3>, pair_bias: Tensor<4>, delta_pos: Tensor<4>) -> EncoderOutput {
         let states = match &self.final_layer_norm {
-            Some(norm) => norm.forward(x),
+            Some(norm) => apply_layer_norm(norm, x),
             None => x,
         };
         EncoderOutput {

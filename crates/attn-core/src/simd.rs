@@ -1,0 +1,211 @@
+//! The two vector loops of the fused CPU kernels ([`crate::fused_attention`]), with an
+//! AVX2 + FMA version for the functions compiled for those features.
+//!
+//! Why intrinsics: at attention sizes (rows of `d_k` = 16 to 64 floats, `N` ~ 30-60 keys)
+//! the compiler leaves the portable loops scalar, or keeps the running sum in memory (a
+//! store-to-load dependency per term); `perf annotate` showed both. Here the sums stay in
+//! registers, up to 32 floats per pass.
+//!
+//! `AVX = true` may only be used inside a function compiled with
+//! `#[target_feature(enable = "avx2,fma")]` that runs after `is_x86_feature_detected!`
+//! found both (the callers' `dispatch_*` functions).
+
+/// `y += a x` over the shorter of the two slices.
+#[inline(always)]
+pub(crate) fn axpy<const AVX: bool>(y: &mut [f32], a: f32, x: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if AVX {
+        // SAFETY: `AVX` is true only on a CPU with AVX2 and FMA (module documentation).
+        unsafe { axpy_avx2(y, a, x) };
+        return;
+    }
+    for (y, &x) in y.iter_mut().zip(x) {
+        *y += a * x;
+    }
+}
+
+/// `out = sum_j coeffs[j] * rows[offset + j * stride ..][..out.len()]`: a linear
+/// combination of `coeffs.len()` rows of `out.len()` floats, `stride` apart in `rows`.
+///
+/// # Panics
+/// If the last row ends past `rows`.
+#[inline(always)]
+pub(crate) fn combine_rows<const AVX: bool>(
+    out: &mut [f32],
+    coeffs: &[f32],
+    rows: &[f32],
+    stride: usize,
+    offset: usize,
+) {
+    let m = out.len();
+    if let Some(last) = coeffs.len().checked_sub(1) {
+        assert!(
+            offset + last * stride + m <= rows.len(),
+            "combine_rows: rows too short"
+        );
+    }
+    #[cfg(target_arch = "x86_64")]
+    if AVX {
+        // SAFETY: `AVX` as in `axpy`; the assert above bounds every row read.
+        unsafe { combine_rows_avx2(out, coeffs, rows, stride, offset) };
+        return;
+    }
+    out.fill(0.0);
+    for (j, &w) in coeffs.iter().enumerate() {
+        let row = &rows[offset + j * stride..offset + j * stride + m];
+        for (o, &x) in out.iter_mut().zip(row) {
+            *o += w * x;
+        }
+    }
+}
+
+/// [`axpy`] with 8-wide fused multiply-adds.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn axpy_avx2(y: &mut [f32], a: f32, x: &[f32]) {
+    use std::arch::x86_64::{_mm256_fmadd_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_storeu_ps};
+    let n = y.len().min(x.len());
+    let va = _mm256_set1_ps(a);
+    let mut i = 0;
+    while i + 8 <= n {
+        // SAFETY: `i + 8 <= n` keeps both 8-float accesses inside the slices.
+        unsafe {
+            let yv = _mm256_loadu_ps(y.as_ptr().add(i));
+            let xv = _mm256_loadu_ps(x.as_ptr().add(i));
+            _mm256_storeu_ps(y.as_mut_ptr().add(i), _mm256_fmadd_ps(va, xv, yv));
+        }
+        i += 8;
+    }
+    for (y, &x) in y[i..n].iter_mut().zip(&x[i..n]) {
+        *y = a.mul_add(x, *y);
+    }
+}
+
+/// [`combine_rows`] with its running sums in registers: columns in blocks of 32, 16 and
+/// 8 floats (4, 2, 1 registers), then a scalar tail.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA, and every row `offset + j * stride .. + out.len()`
+/// (`j < coeffs.len()`) must lie inside `rows`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+unsafe fn combine_rows_avx2(
+    out: &mut [f32],
+    coeffs: &[f32],
+    rows: &[f32],
+    stride: usize,
+    offset: usize,
+) {
+    use std::arch::x86_64::{
+        __m256, _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_set1_ps, _mm256_setzero_ps,
+        _mm256_storeu_ps,
+    };
+    /// One block of `R` registers (`8 R` columns from `c0`).
+    ///
+    /// # Safety
+    /// As the enclosing function, with `c0 + 8 R <= out.len()`.
+    #[inline(always)]
+    unsafe fn block<const R: usize>(
+        out: &mut [f32],
+        coeffs: &[f32],
+        rows: &[f32],
+        stride: usize,
+        offset: usize,
+        c0: usize,
+    ) {
+        // SAFETY: the caller bounds every row read and the `8 R` output floats.
+        unsafe {
+            let mut acc: [__m256; R] = [_mm256_setzero_ps(); R];
+            let base = rows.as_ptr().add(offset + c0);
+            for (j, &w) in coeffs.iter().enumerate() {
+                let wv = _mm256_set1_ps(w);
+                let row = base.add(j * stride);
+                for (r, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_fmadd_ps(wv, _mm256_loadu_ps(row.add(8 * r)), *a);
+                }
+            }
+            for (r, a) in acc.iter().enumerate() {
+                _mm256_storeu_ps(out.as_mut_ptr().add(c0 + 8 * r), *a);
+            }
+        }
+    }
+    let m = out.len();
+    let mut c0 = 0;
+    // SAFETY: each block stays below `m`; the rows are bounded by the caller.
+    unsafe {
+        while c0 + 32 <= m {
+            block::<4>(out, coeffs, rows, stride, offset, c0);
+            c0 += 32;
+        }
+        if c0 + 16 <= m {
+            block::<2>(out, coeffs, rows, stride, offset, c0);
+            c0 += 16;
+        }
+        if c0 + 8 <= m {
+            block::<1>(out, coeffs, rows, stride, offset, c0);
+            c0 += 8;
+        }
+    }
+    for (c, o) in out.iter_mut().enumerate().skip(c0) {
+        *o = coeffs.iter().enumerate().fold(0.0, |acc, (j, &w)| {
+            w.mul_add(rows[offset + j * stride + c], acc)
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both versions give the plain sums, at every block size (1 to 41 columns: all of
+    /// the 32/16/8 blocks and tails) and with a stride and offset.
+    #[test]
+    fn combine_rows_and_axpy_match_plain_sums() {
+        let rows: Vec<f32> = (0..2000)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+            .collect();
+        let coeffs: Vec<f32> = (0..9).map(|j| (j as f32 - 4.0) / 3.0).collect();
+        let avx = cfg!(target_arch = "x86_64")
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma");
+        for m in 1..=41 {
+            let (stride, offset) = (47, 5);
+            let want: Vec<f32> = (0..m)
+                .map(|c| {
+                    (0..9)
+                        .map(|j| coeffs[j] as f64 * rows[offset + j * stride + c] as f64)
+                        .sum::<f64>() as f32
+                })
+                .collect();
+            let mut plain = vec![9.0; m];
+            combine_rows::<false>(&mut plain, &coeffs, &rows, stride, offset);
+            let mut y = vec![1.0; m];
+            axpy::<false>(&mut y, 0.5, &rows[..m]);
+            let y_want: Vec<f32> = rows[..m].iter().map(|&x| 1.0 + 0.5 * x).collect();
+            let mut results = vec![(plain, y)];
+            if avx {
+                let mut fast = vec![9.0; m];
+                combine_rows::<true>(&mut fast, &coeffs, &rows, stride, offset);
+                let mut y = vec![1.0; m];
+                axpy::<true>(&mut y, 0.5, &rows[..m]);
+                results.push((fast, y));
+            }
+            for (got, y) in results {
+                for (g, w) in got.iter().zip(&want) {
+                    assert!(
+                        (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+                        "m {m}: {got:?} vs {want:?}"
+                    );
+                }
+                for (g, w) in y.iter().zip(&y_want) {
+                    assert!((g - w).abs() <= 1e-6 * w.abs().max(1.0), "m {m}: {y:?}");
+                }
+            }
+        }
+    }
+}
