@@ -39,7 +39,7 @@ use rayon::prelude::*;
 
 use crate::flex_data::{AdTensor, contiguous, is_tracked, on_flex_f32, tensor_from, values};
 use crate::mask::MASKED_LOGIT;
-use crate::simd::{axpy, combine_rows};
+use crate::simd::{axpy, combine_rows, exp_in_place};
 
 /// The sizes and scalars of one fused attention call.
 #[derive(Debug, Clone, Copy)]
@@ -366,7 +366,7 @@ fn molecule_forward<const AVX: bool>(
                 }
             }
             let a = &mut a[row..row + n];
-            softmax_row(&scores, a);
+            softmax_row::<AVX>(&scores, a);
             mixed_row(m, h, i, a, &mut p);
             let o = &mut out[i * d + h * dk..i * d + (h + 1) * dk];
             combine_rows::<AVX>(o, &p, m.v, d, h * dk);
@@ -374,18 +374,16 @@ fn molecule_forward<const AVX: bool>(
     }
 }
 
-/// `a = softmax(s)`; terms more than 104 below the row's maximum are exactly 0 in f32
-/// (and skipping them keeps libm's `expf` off its slow underflow path at masked logits).
+/// `a = softmax(s)` ([`exp_in_place`]: terms far below the row's maximum, as at masked
+/// logits, are exactly 0).
 #[inline(always)]
-fn softmax_row(s: &[f32], a: &mut [f32]) {
+fn softmax_row<const AVX: bool>(s: &[f32], a: &mut [f32]) {
     let max = s.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0f32;
     for (aj, &sj) in a.iter_mut().zip(s) {
-        let t = sj - max;
-        *aj = if t < -104.0 { 0.0 } else { t.exp() };
-        sum += *aj;
+        *aj = sj - max;
     }
-    let inv = 1.0 / sum;
+    exp_in_place::<AVX>(a);
+    let inv = 1.0 / a.iter().sum::<f32>();
     for aj in a.iter_mut() {
         *aj *= inv;
     }

@@ -18,6 +18,9 @@
 //! - [`dropout()`]: Burn's dropout with a fast mask on the CPU backend.
 //! - [`fused_attention()`]: the attention core (scores to values) as one fused op each way
 //!   on the CPU.
+//! - [`gaussian_basis()`]: Gaussian basis functions of pair distances (Transformer-M's 3D
+//!   channel) as one fused op each way on the CPU.
+//! - [`gelu()`]: exact GELU, vectorised and multi-threaded each way on the CPU.
 //! - [`layer_norm()`]: layer norm (torch's or MAT's) as one fused op each way on the CPU.
 //! - [`matmul()`], [`linear()`]: matrix products through a run-time BLAS on the CPU backend.
 //! - [`GlobalAttention`]: AlphaFold global attention (Jumper et al. 2021, Suppl. Alg. 19),
@@ -30,6 +33,8 @@ pub mod blas;
 pub mod dropout;
 mod flex_data;
 pub mod fused_attention;
+pub mod gaussian_basis;
+pub mod gelu;
 pub mod global_attention;
 pub mod layer_norm;
 pub mod mask;
@@ -44,6 +49,8 @@ pub use biased_attention::{
 };
 pub use dropout::dropout;
 pub use fused_attention::{FusedAttention, FusedAttentionInputs, fused_attention};
+pub use gaussian_basis::gaussian_basis;
+pub use gelu::gelu;
 pub use global_attention::{GlobalAttention, GlobalAttentionConfig};
 pub use layer_norm::{RowNorm, layer_norm};
 pub use matmul::{linear, matmul};

@@ -1,10 +1,10 @@
 //! One encoder layer (original `TransformerMEncoderLayer`, `sandwich_ln = False`):
 //! post-LN by default, pre-LN as a named option ([`super::LayerNormPlacement`]).
 
+use attn_core::gelu;
 use attn_core::{BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig};
 use burn::nn::{Dropout, DropoutConfig, LayerNorm, Linear};
 use burn::prelude::*;
-use burn::tensor::activation::gelu;
 
 use super::init::{apply_layer_norm, layer_norm, normal_linear};
 

@@ -2,10 +2,10 @@
 //! affine map (original `GaussianLayer`) and the per-head pair bias MLP (original
 //! `NonLinear` as `gbf_proj`), from `Molecule3DBias` in `transformer_m_layers.py`.
 
+use attn_core::gelu;
 use burn::module::Param;
 use burn::nn::{Embedding, Linear};
 use burn::prelude::*;
-use burn::tensor::activation::gelu;
 
 use super::config::GaussianInit;
 use super::init::{affine_rows, gaussian_param, normal_linear};
@@ -109,10 +109,19 @@ impl GaussianLayer {
         let gamma = pair(&self.mul_i, &self.mul_j);
         let beta = pair(&self.bias_i, &self.bias_j);
         let x = gamma * distances.reshape([b, n, n, 1]) + beta;
-        let mean = self.means.val().reshape([1, 1, 1, k]);
-        let std = self
-            .stds
-            .val()
+        // On the CPU one fused op each way (attn_core::gaussian_basis), else Burn's ops.
+        let (means, stds) = (self.means.val(), self.stds.val());
+        if let Some(psi) = attn_core::gaussian_basis(
+            x.clone(),
+            means.clone(),
+            stds.clone(),
+            GAUSSIAN_STD_EPS,
+            GAUSSIAN_PI,
+        ) {
+            return psi;
+        }
+        let mean = means.reshape([1, 1, 1, k]);
+        let std = stds
             .abs()
             .add_scalar(GAUSSIAN_STD_EPS)
             .reshape([1, 1, 1, k]);

@@ -3,9 +3,9 @@
 //! of `models/transformer_m.py`) and the 3D position-denoising head (original
 //! `AtomTaskHead`).
 
+use attn_core::gelu;
 use burn::nn::{Dropout, DropoutConfig, LayerNorm, Linear};
 use burn::prelude::*;
-use burn::tensor::activation::gelu;
 
 use super::DENOISING_ATTENTION_DROPOUT;
 use super::init::{apply_layer_norm, layer_norm, normal_linear};
