@@ -320,14 +320,15 @@ fn mixed_row(m: &Molecule, h: usize, i: usize, a: &[f32], p: &mut [f32]) {
     }
 }
 
-/// `K_h` (or `V_h`) transposed: `[d_k, N]`, so that a row of scores is a sum of `N`-long
-/// vectors (vectorised over keys).
+/// `K_h` (or `V_h`) transposed: `[d_k, N]` with rows `np` apart (`N` rounded up to a
+/// multiple of 8, the padding left 0), so that a row of scores is a sum of whole vectors
+/// (a scalar tail column would cost as much as 32 vector columns).
 #[inline(always)]
-fn transposed_head(x: &[f32], s: Shape, h: usize, t: &mut [f32]) {
+fn transposed_head(x: &[f32], s: Shape, h: usize, np: usize, t: &mut [f32]) {
     let dk = s.d / s.h;
     for j in 0..s.n {
         for c in 0..dk {
-            t[c * s.n + j] = x[j * s.d + h * dk + c];
+            t[c * np + j] = x[j * s.d + h * dk + c];
         }
     }
 }
@@ -341,17 +342,19 @@ fn molecule_forward<const AVX: bool>(
 ) {
     let s = m.s;
     let (n, d, dk) = (s.n, s.d, s.d / s.h);
-    let mut kt = vec![0.0f32; dk * n];
-    let mut scores = vec![0.0f32; n];
+    let np = n.next_multiple_of(8);
+    let mut kt = vec![0.0f32; dk * np];
+    let mut scores_padded = vec![0.0f32; np];
     let mut p = vec![0.0f32; n];
     let mut q_scaled = vec![0.0f32; dk];
     for h in 0..s.h {
-        transposed_head(m.k, s, h, &mut kt);
+        transposed_head(m.k, s, h, np, &mut kt);
         for i in 0..n {
             for (qs, &qc) in q_scaled.iter_mut().zip(&m.q[i * d + h * dk..]) {
                 *qs = qc * s.scale;
             }
-            combine_rows::<AVX>(&mut scores, &q_scaled, &kt, n, 0);
+            combine_rows::<AVX>(&mut scores_padded, &q_scaled, &kt, np, 0);
+            let scores = &mut scores_padded[..n];
             let row = (h * n + i) * n;
             if let Some(bias) = bias {
                 for (sj, &x) in scores.iter_mut().zip(&bias[row..row + n]) {
@@ -366,7 +369,7 @@ fn molecule_forward<const AVX: bool>(
                 }
             }
             let a = &mut a[row..row + n];
-            softmax_row::<AVX>(&scores, a);
+            softmax_row::<AVX>(scores, a);
             mixed_row(m, h, i, a, &mut p);
             let o = &mut out[i * d + h * dk..i * d + (h + 1) * dk];
             combine_rows::<AVX>(o, &p, m.v, d, h * dk);
@@ -432,19 +435,21 @@ fn molecule_backward<const AVX: bool>(
             Vec::new()
         },
     };
-    let mut vt = vec![0.0f32; dk * n];
+    let np = n.next_multiple_of(8);
+    let mut vt = vec![0.0f32; dk * np];
     let mut p = vec![0.0f32; n];
-    let mut dp = vec![0.0f32; n];
+    let mut dp_padded = vec![0.0f32; np];
     let mut ds_scaled = vec![0.0f32; n];
     for h in 0..s.h {
-        transposed_head(m.v, s, h, &mut vt);
+        transposed_head(m.v, s, h, np, &mut vt);
         let cols = |r: usize| r * d + h * dk..r * d + (h + 1) * dk;
         for i in 0..n {
             let row = (h * n + i) * n;
             let a = &a[row..row + n];
             let dout_i = &dout[cols(i)];
             // dP = dO_i V_h^T, through dropout's mask.
-            combine_rows::<AVX>(&mut dp, dout_i, &vt, n, 0);
+            combine_rows::<AVX>(&mut dp_padded, dout_i, &vt, np, 0);
+            let dp = &mut dp_padded[..n];
             if let Some(keep) = m.data.keep {
                 for (dpj, &x) in dp.iter_mut().zip(&keep[row..row + n]) {
                     *dpj *= x;
@@ -457,7 +462,7 @@ fn molecule_backward<const AVX: bool>(
             }
             // dS = A * (w dP - sum(A * w dP)), 0 where masked (the mask's fill has no
             // gradient); dp becomes dS.
-            let dot: f32 = a.iter().zip(&dp).map(|(&aj, &x)| aj * x).sum();
+            let dot: f32 = a.iter().zip(dp.iter()).map(|(&aj, &x)| aj * x).sum();
             for (dpj, &aj) in dp.iter_mut().zip(a) {
                 *dpj = s.weight * aj * (*dpj - dot);
             }
@@ -469,11 +474,11 @@ fn molecule_backward<const AVX: bool>(
                 }
             }
             if with_bias {
-                g.dbias[row..row + n].copy_from_slice(&dp);
+                g.dbias[row..row + n].copy_from_slice(dp);
             }
             // dQ_i = scale dS K_h, dK_h += scale dS^T Q_i.
             let q_i = &m.q[cols(i)];
-            for (w, &dsj) in ds_scaled.iter_mut().zip(&dp) {
+            for (w, &dsj) in ds_scaled.iter_mut().zip(dp.iter()) {
                 *w = dsj * s.scale;
             }
             combine_rows::<AVX>(&mut g.dq[cols(i)], &ds_scaled, m.k, d, h * dk);

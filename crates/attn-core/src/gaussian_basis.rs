@@ -299,6 +299,10 @@ mod tests {
     use super::*;
     use burn::tensor::{Distribution, Tolerance};
 
+    /// The original code's `pi` (deliberately not `std::f64::consts::PI`).
+    #[allow(clippy::approx_constant)]
+    const ORIGINAL_PI: f64 = 3.14159;
+
     /// The Burn ops of the original's `gaussian()` (what the kernel replaces).
     fn reference(x: Tensor<4>, means: Tensor<1>, stds: Tensor<1>, eps: f64, pi: f64) -> Tensor<4> {
         let k = means.dims()[0];
@@ -335,9 +339,9 @@ mod tests {
                 stds.clone().detach().require_grad(),
             );
             let psi = if fused {
-                gaussian_basis(x.clone(), means.clone(), stds.clone(), 1e-5, 3.14159).unwrap()
+                gaussian_basis(x.clone(), means.clone(), stds.clone(), 1e-5, ORIGINAL_PI).unwrap()
             } else {
-                reference(x.clone(), means.clone(), stds.clone(), 1e-5, 3.14159)
+                reference(x.clone(), means.clone(), stds.clone(), 1e-5, ORIGINAL_PI)
             };
             let grads = (psi.clone() * g.clone()).sum().backward();
             [
@@ -355,11 +359,11 @@ mod tests {
             means.clone().inner(),
             stds.clone().inner(),
             1e-5,
-            3.14159,
+            ORIGINAL_PI,
         )
         .unwrap();
         plain.into_data().assert_approx_eq::<f32>(
-            &reference(x.inner(), means.inner(), stds.inner(), 1e-5, 3.14159).into_data(),
+            &reference(x.inner(), means.inner(), stds.inner(), 1e-5, ORIGINAL_PI).into_data(),
             Tolerance::rel_abs(1e-5, 1e-7),
         );
     }

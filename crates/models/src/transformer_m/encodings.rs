@@ -135,8 +135,8 @@ impl BiasEncoder {
             .mean_dim(2)
             .reshape([rows, m, h])
             .swap_dims(0, 1); // [M, rows, H]
-        let edge = hop
-            .matmul(self.edge_hop_weight.val())
+        // One BLAS product per hop on the CPU (attn_core::matmul), Burn's elsewhere.
+        let edge = attn_core::matmul(hop, self.edge_hop_weight.val())
             .sum_dim(0)
             .reshape([b, n, n, h])
             / batch.path_length.clone().reshape([b, n, n, 1]);
