@@ -6,20 +6,25 @@
 //!   not flex's fused row kernel, and `Exp`'s backward recomputes `exp`;
 //! - `leaky_relu(x, 0)` has no autodiff op (lower_elem + mul_scalar + mask_where), while
 //!   `relu`, the same function, is fused both ways;
-//! - a -1e12 masked logit sends scalar `expf` down its underflow path.
+//! - a -1e12 masked logit sends scalar `expf` down its underflow path;
+//! - `gelu` and its backward call libm's scalar `erff` per element on one thread;
+//! - `nn::LayerNorm` has no autodiff op: under autodiff it is its decomposition (flex's
+//!   fused layer-norm kernel serves inference only).
 //!
 //! ```sh
 //! cargo run -p xtask --example burn_autodiff_ops
 //! ```
 //!
-//! Shapes: MAT small on a batch of 32 molecules of 33 atoms. One line (marked) times our
-//! fused softmax (`attn_core::softmax`) for comparison; the others use Burn alone. Prints the median
-//! microseconds of 100 calls per case (forward, then `backward` of the sum weighted by a
-//! fixed random tensor, gradients read back).
+//! Shapes: MAT small on a batch of 32 molecules of 33 atoms (Transformer-M small's pair
+//! features for GELU). Lines marked "ours for comparison" time our fused op
+//! (`attn_core`); the others use Burn alone. Prints the median microseconds of 100 calls
+//! per case (forward, then `backward` of the sum weighted by a fixed random tensor,
+//! gradients read back).
 
 use std::time::Instant;
 
-use burn::tensor::activation::{leaky_relu, relu, softmax};
+use burn::nn::LayerNormConfig;
+use burn::tensor::activation::{gelu, leaky_relu, relu, softmax};
 use burn::tensor::{Device, Distribution, Tensor};
 
 fn median_us(mut f: impl FnMut()) -> f64 {
@@ -100,5 +105,37 @@ fn main() {
     println!(
         "relu [32,33,128], autodiff forward + backward | {:.0}",
         forward_backward(&ffn, &g3, &relu)
+    );
+    // Transformer-M's pair features: [B, N, N, K] = [32, 32, 32, 32].
+    let pairs = Tensor::<4>::random([32, 32, 32, 32], Distribution::Normal(0.0, 1.0), &dev);
+    let gp = Tensor::<4>::random([32, 32, 32, 32], Distribution::Default, &dev);
+    println!(
+        "gelu [32,32,32,32], autodiff forward + backward (scalar libm erff, one thread) | {:.0}",
+        forward_backward(&pairs, &gp, &gelu)
+    );
+    println!(
+        "ours for comparison: attn_core::gelu (vectorised, rayon, one node) | {:.0}",
+        forward_backward(&pairs, &gp, &attn_core::gelu)
+    );
+    let norm = LayerNormConfig::new(128).init(&dev);
+    println!(
+        "nn::LayerNorm(128) [32,33,128], autodiff forward + backward (no autodiff op: decomposed) | {:.0}",
+        forward_backward(&ffn, &g3, &|x| norm.forward(x))
+    );
+    println!(
+        "nn::LayerNorm(128) [32,33,128], inference (flex's fused kernel) | {:.0}",
+        median_us(|| drop(norm.forward(ffn.clone().inner()).into_data()))
+    );
+    println!(
+        "ours for comparison: attn_core::layer_norm (one node) | {:.0}",
+        forward_backward(&ffn, &g3, &|x| {
+            attn_core::layer_norm(
+                x,
+                norm.gamma.val(),
+                norm.beta.as_ref().expect("a bias").val(),
+                attn_core::RowNorm::Standard { eps: 1e-5 },
+            )
+            .expect("on flex")
+        })
     );
 }

@@ -20,6 +20,10 @@ mod tm_bench;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `mi_option_purge_delay` in `mi_option_e` (`mimalloc.h`, the same index in mimalloc 2
+/// and 3; libmimalloc-sys 0.1.49, which builds mimalloc 3, exports no name for it).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
 #[derive(Parser)]
 #[command(
     name = "cargo xtask",
@@ -74,6 +78,12 @@ fn main() -> Result<()> {
     // SAFETY: first statement of main, no other thread exists yet (it may set
     // OPENBLAS_CORETYPE before OpenBLAS loads; attn_core::blas).
     unsafe { attn_core::blas::init() };
+    // Keep freed pages mapped (mimalloc 3 gives them back to the kernel after 1 s): a
+    // pretrained-size training step (2 s) frees its activations and the next one allocates
+    // them again, page faults and kernel zeroing each time (MAT pretrained-size training step 3-5% faster;
+    // docs/BENCHMARKS.md). The price: the process keeps its peak memory until it exits.
+    // SAFETY: a documented mimalloc option, set before the threads that allocate start.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     let cli = Cli::parse();
     match cli.command {
         Command::Featurize(args) => commands::featurize::run(args),
