@@ -138,13 +138,19 @@ impl BiasedMultiHeadAttention {
     }
 
     /// [`BiasedMultiHeadAttention::forward_heads_first`] through a fused attention
-    /// kernel. On the CPU backend (flex), ours ([`crate::fused_attention()`]: one pass per
-    /// molecule over `softmax(QK^T / sqrt(d_k) + bias)` and `V`, forward and backward,
-    /// with this layer's dropout), for training and inference. Elsewhere Burn's
-    /// `burn::tensor::module::attention`, for inference only: no dropout, and the explicit
-    /// path for a multiplicative bias or without a mask. Every query row must keep at
-    /// least one unmasked key (true of a key padding mask with a graph token; such a row
-    /// is not zeroed here, and would be NaN in Burn's kernel).
+    /// kernel where one applies:
+    /// - f32 on the CPU backend (flex) with an additive bias: ours
+    ///   ([`crate::fused_attention()`]: one pass per molecule over
+    ///   `softmax(QK^T / sqrt(d_k) + bias)` and `V`, forward and backward, with this
+    ///   layer's dropout), for training and inference;
+    /// - otherwise, without autodiff, an additive bias and a mask: Burn's
+    ///   `burn::tensor::module::attention` (inference: no dropout);
+    /// - everything else: the explicit ops of `forward_heads_first` (dropout, fully masked
+    ///   rows zeroed).
+    ///
+    /// With a fused kernel every query row must keep at least one unmasked key (true of a
+    /// key padding mask with a graph token): such a row is not zeroed there, and would be
+    /// NaN in Burn's kernel.
     pub fn forward_heads_first_fused(
         &self,
         x: Tensor<3>,
@@ -170,8 +176,11 @@ impl BiasedMultiHeadAttention {
                 .expect("the fused kernel takes f32 on flex");
             return crate::linear(&self.out_proj, out);
         }
-        let Some(mask) = attn_mask.filter(|_| !self.multiplicative) else {
-            return self.forward_heads_first(x, attn_bias, None);
+        let Some(mask) = attn_mask
+            .clone()
+            .filter(|_| !self.multiplicative && !x.is_autodiff())
+        else {
+            return self.forward_heads_first(x, attn_bias, attn_mask);
         };
         let [b, n, d] = x.dims();
         let h = self.num_heads;
@@ -364,6 +373,47 @@ mod tests {
         }
         // Padded rows 3, 4 of molecule 1 are exactly zero.
         assert!(got[(n + 3) * d..].iter().all(|&v| v == 0.0));
+    }
+
+    /// Under autodiff on flex, the fused path (ours, training included) gives the explicit
+    /// path's output and the gradients of x and attn_bias, with a key padding mask that
+    /// leaves every row a key (as Transformer-M's graph token does).
+    #[test]
+    fn fused_path_matches_the_explicit_path_under_autodiff() {
+        use burn::tensor::Tolerance;
+        let dev = Device::flex().autodiff();
+        let m = BiasedMultiHeadAttentionConfig::new(16, 4)
+            .with_dropout(0.0)
+            .init(&dev);
+        let x = Tensor::<3>::random([2, 5, 16], Distribution::Normal(0.0, 1.0), &dev);
+        let bias = Tensor::<4>::random([2, 4, 5, 5], Distribution::Normal(0.0, 1.0), &dev);
+        let mask = Tensor::<3, Bool>::from_data(
+            TensorData::new(
+                (0..50).map(|e| e >= 25 && e % 5 >= 3).collect::<Vec<_>>(),
+                [2, 5, 5],
+            ),
+            &dev,
+        );
+        let run = |fused: bool| {
+            let (x, bias) = (
+                x.clone().detach().require_grad(),
+                bias.clone().detach().require_grad(),
+            );
+            let y = if fused {
+                m.forward_heads_first_fused(x.clone(), Some(bias.clone()), Some(mask.clone()))
+            } else {
+                m.forward_heads_first(x.clone(), Some(bias.clone()), Some(mask.clone()))
+            };
+            let grads = (y.clone() * y.clone()).sum().backward();
+            [
+                y.inner().into_data(),
+                x.grad(&grads).unwrap().into_data(),
+                bias.grad(&grads).unwrap().into_data(),
+            ]
+        };
+        for (f, e) in run(true).iter().zip(&run(false)) {
+            f.assert_approx_eq::<f32>(e, Tolerance::rel_abs(1e-4, 1e-5));
+        }
     }
 
     #[test]

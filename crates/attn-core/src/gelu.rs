@@ -121,10 +121,14 @@ fn chunk_portable(xs: &[f32], grad: Option<&[f32]>, out: &mut [f32]) {
 ///
 /// # Safety
 /// The CPU must have AVX2 and FMA.
+///
+/// # Panics
+/// If `out` or `grad` is shorter than `xs`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn chunk_avx2(xs: &[f32], grad: Option<&[f32]>, out: &mut [f32]) {
     use std::arch::x86_64::*;
+    assert!(out.len() >= xs.len() && grad.is_none_or(|g| g.len() >= xs.len()));
     let lanes = |x: __m256, g: Option<__m256>| -> __m256 {
         // SAFETY: AVX2 and FMA, as this function requires.
         unsafe {

@@ -188,8 +188,9 @@ impl MoleculeAttention {
     }
 
     /// [`MoleculeAttention::forward`] with the terms of [`MoleculeAttention::prepare`].
-    /// On the CPU backend with fixed lambdas, the attention core is one fused op each way
-    /// ([`crate::fused_attention()`]); elsewhere the ops of
+    /// On the CPU backend (f32) with fixed lambdas and untracked distances and adjacency
+    /// (no gradient asked for them), the attention core is one fused op each way
+    /// ([`crate::fused_attention()`]); otherwise the ops of
     /// [`MoleculeAttention::forward_prepared_with_weights`], the same function.
     pub fn forward_prepared(&self, x: Tensor<3>, prepared: &PreparedInputs) -> Tensor<3> {
         let fused = self.lambdas.is_none()

@@ -1,4 +1,4 @@
-//! The two vector loops of the fused CPU kernels ([`crate::fused_attention`]), with an
+//! The vector loops of the fused CPU kernels ([`crate::fused_attention`]), with an
 //! AVX2 + FMA version for the functions compiled for those features.
 //!
 //! Why intrinsics: at attention sizes (rows of `d_k` = 16 to 64 floats, `N` ~ 30-60 keys)
@@ -39,8 +39,12 @@ pub(crate) fn combine_rows<const AVX: bool>(
 ) {
     let m = out.len();
     if let Some(last) = coeffs.len().checked_sub(1) {
+        let end = last
+            .checked_mul(stride)
+            .and_then(|e| e.checked_add(offset))
+            .and_then(|e| e.checked_add(m));
         assert!(
-            offset + last * stride + m <= rows.len(),
+            end.is_some_and(|e| e <= rows.len()),
             "combine_rows: rows too short"
         );
     }
@@ -199,8 +203,8 @@ unsafe fn exp_in_place_avx2(x: &mut [f32]) {
 /// `exp` of 8 lanes: Cody-Waite range reduction `x = k ln 2 + r` (`|r| <= ln 2 / 2`), a
 /// degree-6 polynomial for `exp(r)` (the Cephes `expf` coefficients), and `2^k` built in
 /// the exponent bits. Relative error within 2 ulp of `f32::exp` on `[-87, 88]`; below
-/// -87.3 the result is 0 (where `expf` returns subnormals, under 1.2e-38), above 88.7
-/// it is clamped (callers pass `x <= 0`).
+/// -87.3 the result is 0 (where `expf` returns subnormals, under 1.2e-38), above 88.38
+/// it is clamped (callers pass `x <= 0`); NaN stays NaN.
 ///
 /// # Safety
 /// The CPU must have AVX2 and FMA.
@@ -211,7 +215,8 @@ pub(crate) unsafe fn exp8(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__
     use std::arch::x86_64::*;
     let lo = _mm256_set1_ps(-87.336_54);
     let underflow = _mm256_cmp_ps::<_CMP_LT_OQ>(x, lo);
-    let x = _mm256_min_ps(_mm256_max_ps(x, lo), _mm256_set1_ps(88.376_26));
+    // NaN in `x` propagates: min/max return their second operand when either is NaN.
+    let x = _mm256_min_ps(_mm256_set1_ps(88.376_26), _mm256_max_ps(lo, x));
     // k = round(x / ln 2)
     let k = _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm256_mul_ps(
         x,
@@ -318,6 +323,9 @@ mod tests {
             let mut far = vec![-1e12f32, -104.0, -88.0, -1e30];
             exp_in_place::<true>(&mut far);
             assert_eq!(far, [0.0; 4]);
+            let mut nan = vec![f32::NAN, 0.0];
+            exp_in_place::<true>(&mut nan);
+            assert!(nan[0].is_nan() && nan[1] == 1.0, "{nan:?}");
         }
     }
 }

@@ -90,12 +90,10 @@ impl EncoderLayer {
         attn_bias: Tensor<4>,
         attn_mask: Tensor<3, Bool>,
     ) -> Tensor<3> {
-        let device = x.device();
-        if device.is_autodiff() && device.clone().without_autodiff() != Device::flex() {
-            return self.forward_with_weights(x, attn_bias, attn_mask).0;
-        }
-        // A fused attention kernel, the same math (the graph token keeps every query row
-        // unmasked): ours on the CPU, training included; Burn's for inference elsewhere.
+        // A fused attention kernel where one applies, the same math (the graph token keeps
+        // every query row unmasked): ours on the CPU (f32), training included; Burn's for
+        // inference elsewhere; under autodiff otherwise the explicit ops, with dropout
+        // (BiasedMultiHeadAttention::forward_heads_first_fused).
         let attend = |h: Tensor<3>| {
             self.self_attn
                 .forward_heads_first_fused(h, Some(attn_bias), Some(attn_mask))
