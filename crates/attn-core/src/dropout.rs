@@ -31,8 +31,7 @@ pub const CHUNK: usize = 1 << 14;
 /// `Dropout::forward`.
 pub fn dropout<const D: usize>(layer: &Dropout, x: Tensor<D>) -> Tensor<D> {
     let device = x.device();
-    let active = layer.training.is_enabled() && device.is_autodiff() && layer.prob > 0.0;
-    if !active || device.clone().without_autodiff() != Device::flex() {
+    if !is_active(layer, &device) || device.clone().without_autodiff() != Device::flex() {
         return layer.forward(x);
     }
     let shape = x.shape();
@@ -70,8 +69,13 @@ pub fn mask(n: usize, prob: f64, seed: u64) -> Vec<f32> {
 /// tensor on `device` by, or `None` when `layer` drops nothing there (not training, not on
 /// an autodiff device, or `p = 0`). For the fused CPU kernels (flex only).
 pub(crate) fn flex_keep_mask(layer: &Dropout, device: &Device, n: usize) -> Option<Vec<f32>> {
-    let active = layer.training.is_enabled() && device.is_autodiff() && layer.prob > 0.0;
-    active.then(|| mask(n, layer.prob, draw_seed(device)))
+    is_active(layer, device).then(|| mask(n, layer.prob, draw_seed(device)))
+}
+
+/// Whether `layer` drops anything on `device` (Burn's rule: training, on an autodiff
+/// device, `p > 0`).
+fn is_active(layer: &Dropout, device: &Device) -> bool {
+    layer.training.is_enabled() && device.is_autodiff() && layer.prob > 0.0
 }
 
 /// A 64-bit seed from the device's generator (two uniform f32 draws, their bit patterns).

@@ -30,7 +30,7 @@ use burn_flex::FlexTensor;
 use rayon::prelude::*;
 
 use crate::flex_data::{AdTensor, contiguous, dims_of, on_flex_f32, tensor_from, values};
-use crate::simd::exp_in_place;
+use crate::simd::{avx2_fma, exp_in_place};
 
 /// Pairs per rayon task.
 const PAIRS_PER_TASK: usize = 256;
@@ -123,15 +123,6 @@ impl Params {
                 .collect(),
         }
     }
-}
-
-fn avx2_fma() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
 }
 
 /// `psi` for every pair: `[..., K]`.

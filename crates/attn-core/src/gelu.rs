@@ -25,6 +25,7 @@ use burn_flex::FlexTensor;
 use rayon::prelude::*;
 
 use crate::flex_data::{AdTensor, contiguous, dims_of, on_flex_f32, tensor_from, values};
+use crate::simd::avx2_fma;
 
 /// Elements per rayon task.
 const CHUNK: usize = 1 << 14;
@@ -68,15 +69,6 @@ fn map(x: &FlexTensor, grad: Option<&[f32]>) -> FlexTensor {
             }
         });
     tensor_from(out, &dims_of(x))
-}
-
-fn avx2_fma() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
 }
 
 /// Abramowitz & Stegun 7.1.26 coefficients: `erf(z) ~ 1 - t P(t) exp(-z^2)`,

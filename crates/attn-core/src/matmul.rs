@@ -8,7 +8,6 @@
 //! (`dA = G B^T`, `dB = A^T G`, the transposes read in place). Other backends, other
 //! dtypes, broadcast batch dimensions, or no BLAS: Burn's `matmul`, unchanged.
 
-use burn::backend::BackendTypes;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
 use burn::backend::autodiff::checkpoint::strategy::NoCheckpointing;
 use burn::backend::autodiff::grads::Gradients;
@@ -21,8 +20,7 @@ use burn::tensor::DType;
 use burn_flex::FlexTensor;
 
 use crate::blas::{self, Blas};
-
-type AdTensor = <Autodiff<Flex> as BackendTypes>::FloatTensorPrimitive;
+use crate::flex_data::{AdTensor, on_flex_f32};
 
 /// `lhs.matmul(rhs)` (`[..., m, k] x [..., k, n] -> [..., m, n]`), through the BLAS on
 /// flex when one is loaded (see the module documentation); the same values as Burn's
@@ -87,7 +85,7 @@ pub fn linear<const D: usize>(layer: &Linear, x: Tensor<D>) -> Tensor<D> {
 /// The BLAS when `x` lives on flex (with or without autodiff) and one is loaded.
 fn blas_for<const D: usize>(x: &Tensor<D>) -> Option<&'static Blas> {
     let blas = blas::blas()?;
-    (x.device().without_autodiff() == Device::flex() && x.dtype() == DType::F32).then_some(blas)
+    on_flex_f32(x).then_some(blas)
 }
 
 /// Whether [`blas::matmul`] takes these operands (it may still copy a strided one).

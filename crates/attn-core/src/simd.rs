@@ -10,6 +10,17 @@
 //! `#[target_feature(enable = "avx2,fma")]` that runs after `is_x86_feature_detected!`
 //! found both (the callers' `dispatch_*` functions).
 
+/// Whether this CPU has AVX2 and FMA, so that the `AVX = true` versions may run (the
+/// check is cached by the standard library after its first call).
+pub(crate) fn avx2_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// `y += a x` over the shorter of the two slices.
 #[inline(always)]
 pub(crate) fn axpy<const AVX: bool>(y: &mut [f32], a: f32, x: &[f32]) {
@@ -253,9 +264,7 @@ mod tests {
             .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
             .collect();
         let coeffs: Vec<f32> = (0..9).map(|j| (j as f32 - 4.0) / 3.0).collect();
-        let avx = cfg!(target_arch = "x86_64")
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma");
+        let avx = avx2_fma();
         for m in 1..=41 {
             let (stride, offset) = (47, 5);
             let want: Vec<f32> = (0..m)
@@ -296,9 +305,7 @@ mod tests {
     /// and 0 far below (the softmax's masked logits).
     #[test]
     fn vector_exp_matches_libm() {
-        let avx = cfg!(target_arch = "x86_64")
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma");
+        let avx = avx2_fma();
         let xs: Vec<f32> = (0..200_001)
             .map(|i| -87.0 + 175.0 * i as f32 / 200_000.0)
             .collect();

@@ -143,22 +143,24 @@ pub fn fused_attention(
         .dropout
         .and_then(|layer| crate::dropout::flex_keep_mask(layer, &device, b * shape.h * n * n))
         .map(Arc::new);
-    run(q, k, v, inputs.attn_bias, shape, mask, p_mix, keep)
+    let data = Data {
+        shape,
+        mask,
+        p_mix,
+        keep,
+    };
+    run(q, k, v, inputs.attn_bias, data)
 }
 
-/// [`fused_attention`] after its inputs are read: `keep` is dropout's mask (scale folded
-/// in, `[B, H, N, N]`).
-#[allow(clippy::too_many_arguments)]
+/// [`fused_attention`] after its no-gradient inputs are read into `data`.
 fn run(
     q: Tensor<3>,
     k: Tensor<3>,
     v: Tensor<3>,
     attn_bias: Option<Tensor<4>>,
-    shape: Shape,
-    mask: Option<Arc<Vec<bool>>>,
-    p_mix: Option<FlexTensor>,
-    keep: Option<Arc<Vec<f32>>>,
+    data: Data,
 ) -> Option<Tensor<3>> {
+    let shape = data.shape;
     let Shape { b, n, .. } = shape;
     if let Some(bias) = &attn_bias {
         assert_eq!(
@@ -174,12 +176,6 @@ fn run(
             Some(bias) => Some(bias.try_into_primitive::<Autodiff<Flex>>().ok()?),
             None => None,
         };
-        let data = Data {
-            shape,
-            mask,
-            p_mix,
-            keep,
-        };
         return Some(Tensor::from_primitive::<Autodiff<Flex>>(tracked(
             q, k, v, bias, data,
         )));
@@ -189,12 +185,6 @@ fn run(
     let bias = match attn_bias {
         Some(bias) => Some(contiguous(bias.try_into_primitive::<Flex>().ok()?)),
         None => None,
-    };
-    let data = Data {
-        shape,
-        mask,
-        p_mix,
-        keep,
     };
     let (out, _) = forward(&q, &k, &v, bias.as_ref(), &data);
     Some(Tensor::from_primitive::<Flex>(out))

@@ -3,7 +3,7 @@
 
 use super::{MoleculeData, Shape};
 use crate::mask::MASKED_LOGIT;
-use crate::simd::{axpy, combine_rows, exp_in_place};
+use crate::simd::{avx2_fma, axpy, combine_rows, exp_in_place};
 
 /// One molecule's Q, K, V (`[N, d]`) and no-gradient inputs.
 pub(super) struct Molecule<'a> {
@@ -18,7 +18,7 @@ pub(super) struct Molecule<'a> {
 /// for baseline x86-64), else as is.
 pub(super) fn dispatch_forward(m: &Molecule, bias: Option<&[f32]>, out: &mut [f32], a: &mut [f32]) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if avx2_fma() {
         // SAFETY: the CPU has the features the function is compiled for.
         unsafe { forward_avx2(m, bias, out, a) };
         return;
@@ -141,7 +141,7 @@ pub(super) fn dispatch_backward(
     with_bias: bool,
 ) -> MoleculeGrads {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if avx2_fma() {
         // SAFETY: the CPU has the features the function is compiled for.
         return unsafe { backward_avx2(m, a, dout, with_bias) };
     }

@@ -63,15 +63,21 @@ fn fused_core_matches_the_unfused_ops() {
     let mask_t = Tensor::<3, Bool>::from_data(TensorData::new(mask.clone(), [B, N, N]), &dev);
     let keep_t = Tensor::<4>::from_data(TensorData::new(keep.clone(), [B, H, N, N]), &dev);
     let g = rnd([B, N, D]);
-    let shape = Shape {
-        b: B,
-        n: N,
-        d: D,
-        h: H,
-        scale: cfg.scale,
-        weight: cfg.softmax_weight,
+    let data = Data {
+        shape: Shape {
+            b: B,
+            n: N,
+            d: D,
+            h: H,
+            scale: cfg.scale,
+            weight: cfg.softmax_weight,
+        },
+        mask: Some(Arc::new(mask.clone())),
+        p_mix: Some(contiguous(
+            p_mix.clone().inner().try_into_primitive::<Flex>().unwrap(),
+        )),
+        keep: Some(Arc::new(keep.clone())),
     };
-    let p_mix_flex = contiguous(p_mix.clone().inner().try_into_primitive::<Flex>().unwrap());
     let grads_of = |fused: bool| {
         let leaf = |t: &Tensor<3>| t.clone().detach().require_grad();
         let (q, k, v) = (leaf(&q), leaf(&k), leaf(&v));
@@ -82,10 +88,7 @@ fn fused_core_matches_the_unfused_ops() {
                 k.clone(),
                 v.clone(),
                 Some(bias.clone()),
-                shape,
-                Some(Arc::new(mask.clone())),
-                Some(p_mix_flex.clone()),
-                Some(Arc::new(keep.clone())),
+                data.clone(),
             )
             .expect("on flex")
         } else {
@@ -119,10 +122,7 @@ fn fused_core_matches_the_unfused_ops() {
         k.clone().inner(),
         v.clone().inner(),
         Some(bias.clone().inner()),
-        shape,
-        Some(Arc::new(mask)),
-        Some(p_mix_flex),
-        Some(Arc::new(keep)),
+        data,
     )
     .expect("on flex");
     plain
