@@ -28,7 +28,7 @@
 use std::ffi::{CStr, c_char, c_int};
 use std::sync::{Mutex, OnceLock};
 
-use burn::tensor::{DType, Shape};
+use burn::tensor::{DType, Shape, TensorData};
 use burn_flex::FlexTensor;
 use rayon::prelude::*;
 
@@ -324,8 +324,14 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
         return None;
     }
 
-    let mut out = FlexTensor::empty(Shape::from(out_dims), DType::F32);
-    let out_data: &mut [f32] = out.storage_mut();
+    // The output is allocated without initialising it: `FlexTensor::empty` zero-fills a
+    // byte vector and then copies it into a 64-byte aligned one (burn-flex 0.22.1), two
+    // single-threaded passes over every product's output. sgemm with beta = 0 writes every
+    // element of C without reading it (the BLAS contract), and `set_len` below runs only
+    // after every block was written.
+    let len = batch * m * n;
+    let mut out_vec: Vec<f32> = Vec::with_capacity(len);
+    let out_data: &mut [std::mem::MaybeUninit<f32>] = &mut out_vec.spare_capacity_mut()[..len];
     let macs = batch * m * n * k;
     let threads = rayon::current_num_threads();
     // Row blocks per matrix: enough blocks in all for every thread.
@@ -335,7 +341,7 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
         threads.div_ceil(batch).min(m)
     };
     let block_rows = m.div_ceil(blocks);
-    let run = |matrix: usize, row0: usize, c: &mut [f32]| {
+    let run = |matrix: usize, row0: usize, c: &mut [std::mem::MaybeUninit<f32>]| {
         let rows = c.len() / n;
         // Row `row0` of op(A): row `row0` of A, or column `row0` of A^T's storage.
         let a_off = a.offsets[matrix] + if a.trans { row0 } else { row0 * a.ld };
@@ -356,19 +362,19 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
                 b.data.as_ptr().add(b.offsets[matrix]),
                 b.ld as c_int,
                 0.0,
-                c.as_mut_ptr(),
+                c.as_mut_ptr().cast::<f32>(),
                 n as c_int,
             );
         }
     };
     let chunk = block_rows * n;
     let blocks_per_matrix = m.div_ceil(block_rows);
-    let task = |(i, c): (usize, &mut [f32])| {
+    let task = |(i, c): (usize, &mut [std::mem::MaybeUninit<f32>])| {
         let (matrix, block) = (i / blocks_per_matrix, i % blocks_per_matrix);
         run(matrix, block * block_rows, c)
     };
     // Blocks never straddle two matrices: each matrix's rows are split on their own.
-    let pieces: Vec<(usize, &mut [f32])> = out_data
+    let pieces: Vec<(usize, &mut [std::mem::MaybeUninit<f32>])> = out_data
         .chunks_mut(m * n)
         .flat_map(|c| c.chunks_mut(chunk))
         .enumerate()
@@ -378,5 +384,7 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
     } else {
         pieces.into_par_iter().for_each(task);
     }
-    Some(out)
+    // SAFETY: the blocks above cover all `len` elements and sgemm (beta = 0) wrote each.
+    unsafe { out_vec.set_len(len) };
+    Some(FlexTensor::from_data(TensorData::new(out_vec, out_dims)))
 }
