@@ -10,10 +10,11 @@ use std::time::Instant;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use burn::nn::loss::{MseLoss, Reduction};
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::GradientsParams;
 use burn::prelude::*;
 use burn::tensor::Distribution;
 use models::{MatBatch, MatConfig};
+use train::engine::fused_adam::FusedAdamConfig;
 
 fn main() {
     unsafe { attn_core::blas::init() };
@@ -35,7 +36,7 @@ fn main() {
     };
     let target = Tensor::<2>::random([b, 1], Distribution::Default, &dev);
     let mut net = Some(cfg.init(&dev));
-    let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
+    let mut optim = FusedAdamConfig::new().with_epsilon(1e-8).init();
     let reps = if which == "small" { 40 } else { 4 };
     let (mut tf, mut tb, mut to) = (vec![], vec![], vec![]);
     for i in 0..reps + 2 {

@@ -19,11 +19,12 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use burn::nn::loss::{MseLoss, Reduction};
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::GradientsParams;
 use burn::tensor::Device;
 use models::{MatBatch, MatConfig};
 use mol_featurize::{featurize_all, pad_batch};
 use serde::Serialize;
+use train::engine::fused_adam::FusedAdamConfig;
 
 use crate::commands::common::{CoordsArg, featurizer};
 use crate::model_bench::{BATCH_SIZE, batch_json, regression_target};
@@ -83,7 +84,7 @@ pub fn run(root: &Path, datasets: &Path) -> Result<()> {
     let device = Device::flex().autodiff();
     device.seed(0);
     let mut net = Some(MatConfig::small().with_dropout(0.0).init(&device));
-    let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
+    let mut optim = FusedAdamConfig::new().with_epsilon(1e-8).init();
     let uploaded: Vec<(MatBatch, _)> = batches
         .iter()
         .map(|b| {

@@ -12,12 +12,13 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use burn::module::Module;
 use burn::nn::loss::{MseLoss, Reduction};
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::GradientsParams;
 use burn::tensor::{Tensor, TensorData};
 use clap::ValueEnum;
 use models::{MatBatch, MatConfig};
 use mol_featurize::{MatBatchData, featurize_all, pad_batch};
 use serde::{Deserialize, Serialize};
+use train::engine::fused_adam::FusedAdamConfig;
 
 use crate::commands::common::{CoordsArg, DeviceArg, featurizer};
 use crate::msa_bench::peak_rss_mib;
@@ -255,7 +256,7 @@ pub fn run_row(
         (_, BenchMode::Train) => {
             let ad = device.clone().autodiff();
             let mut net = Some(model.config().init(&ad));
-            let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
+            let mut optim = FusedAdamConfig::new().with_epsilon(1e-8).init();
             let batch = MatBatch::from_data(&data, &ad);
             let b = data.batch_size;
             let target = regression_target(b, &ad);

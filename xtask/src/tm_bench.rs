@@ -12,7 +12,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use burn::nn::loss::{MseLoss, Reduction};
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::GradientsParams;
 use burn::tensor::Device;
 use models::transformer_m::original_layout::collator_inputs;
 use models::transformer_m::{Mode, TransformerMBatch, TransformerMConfig};
@@ -20,6 +20,7 @@ use mol_featurize::graphormer::{
     EncodingLimits, GraphormerBatchData, featurize, pad_graphormer_batch,
 };
 use mol_featurize::molecule::Molecule;
+use train::engine::fused_adam::FusedAdamConfig;
 
 use crate::model_bench::BATCH_SIZE;
 
@@ -135,7 +136,7 @@ pub fn time_row(
     }
     let ad = device.clone().autodiff();
     let mut net = Some(config().init(&ad));
-    let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
+    let mut optim = FusedAdamConfig::new().with_epsilon(1e-8).init();
     let batch = TransformerMBatch::from_data(&data, &modes, &ad);
     let b = data.batch_size;
     let target = crate::model_bench::regression_target(b, &ad);

@@ -18,7 +18,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use burn::optim::AdamConfig;
+use crate::engine::fused_adam::FusedAdamConfig;
 use burn::prelude::*;
 use models::MatModel;
 use models::mat::LoadParts;
@@ -137,7 +137,7 @@ impl TableFamily for MatFamily {
         let warmup = engine::schedule::warmup_steps(spec.train.warmup_fraction, total);
         let scheduler =
             engine::schedule::noam(spec.train.learning_rate, warmup, spec.model.d_model)?;
-        let optim = AdamConfig::new().with_epsilon(1e-8).init();
+        let optim = FusedAdamConfig::new().with_epsilon(1e-8).init();
         let batcher = MatBatcher {
             task: spec.task,
             mean: labels.mean.clone(),

@@ -8,6 +8,7 @@
 //!   logs (so it survives a resume; burn's own strategy keeps its best epoch in memory).
 //! - [`metrics`]: epoch-level RMSE / MAE / ROC-AUC with missing labels masked per task.
 //! - [`schedule`]: Noam (MAT) and linear warm-up + decay (Transformer-M).
+//! - [`fused_adam`]: Adam with its CPU update in one multi-threaded pass (Burn's state).
 //! - [`history`]: the learning curve read back from the metric logs.
 //! - [`progress`]: dashboard, plain epoch lines, or nothing.
 //! - [`devices`]: one device, several (burn-train's multi-device strategy), or DDP.
@@ -20,6 +21,7 @@
 pub mod checkpointer;
 pub mod devices;
 pub mod early_stopping;
+pub mod fused_adam;
 pub mod history;
 pub mod interrupt;
 pub mod loader;

@@ -13,7 +13,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use burn::optim::AdamConfig;
+use crate::engine::fused_adam::FusedAdamConfig;
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerM, TransformerMBatch};
 use mol_featurize::graphormer::{EncodingLimits, GraphormerFeatures};
@@ -119,7 +119,7 @@ pub(crate) fn fit(
     };
     let outcome = engine::fit(
         TmLearner { model },
-        AdamConfig::new().init(),
+        FusedAdamConfig::new().init(),
         scheduler.into(),
         train,
         batcher(ModeChoice::Sample(spec.modes.clone())),

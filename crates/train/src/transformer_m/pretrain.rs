@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use burn::optim::AdamConfig;
+use crate::engine::fused_adam::FusedAdamConfig;
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerMConfig};
 use mol_featurize::graphormer::GraphormerFeatures;
@@ -161,7 +161,7 @@ pub fn pretrain_denoising(
         .div_ceil(settings.steps_per_epoch(train.len()).max(1));
     let outcome = engine::fit(
         TmDenoiser { model },
-        AdamConfig::new().init(),
+        FusedAdamConfig::new().init(),
         WarmupLinear::new(spec.learning_rate, spec.warmup_steps, spec.steps).into(),
         Arc::new(train.to_vec()),
         batcher.clone(),
