@@ -23,6 +23,8 @@
 //! - [`gelu()`]: exact GELU, vectorised and multi-threaded each way on the CPU.
 //! - [`layer_norm()`]: layer norm (torch's or MAT's) as one fused op each way on the CPU.
 //! - [`matmul()`], [`linear()`]: matrix products through a run-time BLAS on the CPU backend.
+//! - [`PackedBatch`], [`PackedInputs`], [`fused_attention_packed()`]: a padded batch
+//!   without its padding rows, and MAT attention on it (the padding is not computed).
 //! - [`GlobalAttention`]: AlphaFold global attention (Jumper et al. 2021, Suppl. Alg. 19),
 //!   bf16-safe (softmax in f32).
 
@@ -41,6 +43,8 @@ pub mod mask;
 pub mod matmul;
 pub mod molecule_attention;
 pub mod norm;
+pub mod packed_attention;
+pub mod packing;
 mod simd;
 pub mod softmax;
 
@@ -48,7 +52,9 @@ pub use biased_attention::{
     AttnBiasType, BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig,
 };
 pub use dropout::dropout;
-pub use fused_attention::{FusedAttention, FusedAttentionInputs, fused_attention};
+pub use fused_attention::{
+    FusedAttention, FusedAttentionInputs, fused_attention, fused_attention_packed,
+};
 pub use gaussian_basis::gaussian_basis;
 pub use gelu::gelu;
 pub use global_attention::{GlobalAttention, GlobalAttentionConfig};
@@ -58,3 +64,5 @@ pub use molecule_attention::{
     DistanceKernel, MoleculeAttention, MoleculeAttentionConfig, PreparedInputs,
 };
 pub use norm::{MatLayerNorm, MatLayerNormConfig, MatNorm, NormKind, ScaleNorm, ScaleNormConfig};
+pub use packed_attention::PackedInputs;
+pub use packing::PackedBatch;

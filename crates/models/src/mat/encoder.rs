@@ -1,7 +1,7 @@
 //! MAT encoder: pre-norm layers of molecule attention and FFN, then a final norm
 //! (reference `Encoder`, `EncoderLayer`, `SublayerConnection`).
 
-use attn_core::{MatNorm, MoleculeAttention, MoleculeAttentionConfig};
+use attn_core::{MatNorm, MoleculeAttention, MoleculeAttentionConfig, PackedInputs};
 use burn::nn::{Dropout, DropoutConfig};
 use burn::prelude::*;
 
@@ -66,6 +66,11 @@ impl Encoder {
 
     /// `x: [B, N, d_model]`, `adjacency`, `distances: [B, N, N]`,
     /// `key_padding_mask: [B, N]` (`true` = padding) -> `[B, N, d_model]`.
+    ///
+    /// On flex (f32, fixed lambdas, no gradient asked for distances or adjacency) the
+    /// padding rows are not computed and come out 0 (`run_packed`); elsewhere they hold
+    /// whatever the layers made of them. Real atoms' rows are the same either way, and
+    /// nothing downstream reads the padding rows (MAT pools real atoms only).
     pub fn forward(
         &self,
         x: Tensor<3>,
@@ -106,7 +111,12 @@ impl Encoder {
         };
         let prepared = first
             .self_attn
-            .prepare(adjacency, distances, key_padding_mask);
+            .prepare(adjacency, distances, key_padding_mask.clone());
+        if !with_weights
+            && let Some(packed) = first.self_attn.prepare_packed(&prepared, &key_padding_mask)
+        {
+            return (self.run_packed(x, &packed), Vec::new());
+        }
         let mut weights = Vec::with_capacity(self.layers.len());
         for layer in &self.layers {
             let h = layer.norm_attn.forward(x.clone());
@@ -123,5 +133,24 @@ impl Encoder {
             x = x + attn_core::dropout(&layer.dropout, f);
         }
         (self.norm.forward(x), weights)
+    }
+
+    /// The layers on the real atoms only (`attn_core::packing`): `x: [B, N, d_model]` ->
+    /// `[B, N, d_model]` with zeros at padding. Every row-wise layer (norms, projections,
+    /// feed-forward, residuals) sees `[1, R, d_model]`; the attention is the packed fused
+    /// core. Real atoms' rows equal the padded path's (to f32 rounding), and so do the
+    /// prediction and every parameter's gradient: padding never reaches a real atom (its
+    /// keys are masked and its distance and adjacency weights are 0, checked by
+    /// `prepare_packed`) and the generator pools real atoms only.
+    fn run_packed(&self, x: Tensor<3>, packed: &PackedInputs) -> Tensor<3> {
+        let mut x = packed.batch.pack(x);
+        for layer in &self.layers {
+            let h = layer.norm_attn.forward(x.clone());
+            let a = layer.self_attn.forward_packed(h, packed);
+            x = x + attn_core::dropout(&layer.dropout, a);
+            let f = layer.feed_forward.forward(layer.norm_ff.forward(x.clone()));
+            x = x + attn_core::dropout(&layer.dropout, f);
+        }
+        packed.batch.unpack(self.norm.forward(x))
     }
 }

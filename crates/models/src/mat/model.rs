@@ -77,7 +77,8 @@ impl MatModel {
         )
     }
 
-    /// Atom states after the encoder, `[B, N, d_model]`.
+    /// Atom states after the encoder, `[B, N, d_model]` (padding rows 0 on flex, where
+    /// they are not computed: [`Encoder::forward`]).
     pub fn encode(&self, batch: &MatBatch) -> Tensor<3> {
         let x = self.src_embed.forward(batch.node_features.clone());
         self.encoder.forward(

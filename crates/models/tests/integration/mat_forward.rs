@@ -154,3 +154,64 @@ fn forward_parallel_gives_each_molecule_the_values_of_forward() {
         }
     }
 }
+
+/// On flex the encoder skips padding rows (`attn_core::packing`); with attention weights
+/// requested it runs the padded batch. Both give the same predictions and the same
+/// parameter gradients (attention, feed-forward, norms, head), and the packed encoder's
+/// padding rows are exactly 0 (the padded path's are not: the check that packing ran).
+#[test]
+fn packed_encoder_matches_the_padded_path() {
+    let _rng = crate::rng_exclusive();
+    let dev = Device::flex().autodiff();
+    dev.seed(5);
+    let model = MatConfig::small().with_dropout(0.0).init(&dev);
+    let data = batch_data(&["C", "CCO", "c1ccccc1O", "CC(=O)Nc1ccc(O)cc1"]);
+    let batch = MatBatch::from_data(&data, &dev);
+    let cotangent = Tensor::<2>::from_floats([[1.0], [-2.0], [0.5], [3.0]], &dev);
+    let layer = &model.encoder.layers[0];
+    let params = [
+        layer.self_attn.query.weight.val(),
+        layer.self_attn.output.weight.val(),
+        layer.feed_forward.linears[0].weight.val(),
+        model.generator.proj.weight.val(),
+    ];
+    let run = |packed: bool| {
+        let out = if packed {
+            model.forward(&batch)
+        } else {
+            let embedded = model.src_embed.forward(batch.node_features.clone());
+            model.forward_embedded(embedded, &batch).0
+        };
+        let grads = (out.clone() * cotangent.clone()).sum().backward();
+        let mut all = vec![out.inner().into_data()];
+        all.extend(
+            params
+                .iter()
+                .map(|p| p.grad(&grads).expect("grad").into_data()),
+        );
+        all
+    };
+    let (packed, padded) = (run(true), run(false));
+    for (p, q) in packed.iter().zip(&padded) {
+        p.assert_approx_eq::<f32>(q, burn::tensor::Tolerance::rel_abs(1e-4, 1e-6));
+    }
+    // Molecule 0 ("C": 1 atom + the dummy node) is padded to the largest molecule.
+    let states = |t: Tensor<3>| t.inner().into_data().try_to_vec::<f32>().unwrap();
+    let d = MatConfig::small().d_model;
+    let packed_states = states(model.encode(&batch));
+    let embedded = model.src_embed.forward(batch.node_features.clone());
+    let padded_states = states(
+        model
+            .encoder
+            .forward_with_attention(
+                embedded,
+                batch.adjacency.clone(),
+                batch.distances.clone(),
+                batch.key_padding_mask.clone(),
+            )
+            .0,
+    );
+    let last_row = (data.n_atoms - 1) * d..data.n_atoms * d;
+    assert!(packed_states[last_row.clone()].iter().all(|&x| x == 0.0));
+    assert!(padded_states[last_row].iter().any(|&x| x != 0.0));
+}
