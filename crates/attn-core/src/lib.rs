@@ -18,6 +18,8 @@
 //! - [`dropout()`]: Burn's dropout with a fast mask on the CPU backend.
 //! - [`fused_attention()`]: the attention core (scores to values) as one fused op each way
 //!   on the CPU.
+//! - [`multi_hop_edge_bias()`]: Graphormer's multi-hop edge encoding as one pass on the
+//!   CPU (inference).
 //! - [`gaussian_basis()`]: Gaussian basis functions of pair distances (Transformer-M's 3D
 //!   channel) as one fused op each way on the CPU.
 //! - [`gelu()`]: exact GELU, vectorised and multi-threaded each way on the CPU.
@@ -33,6 +35,7 @@
 pub mod biased_attention;
 pub mod blas;
 pub mod dropout;
+pub mod edge_encoding;
 mod flex_data;
 pub mod fused_attention;
 pub mod gaussian_basis;
@@ -52,6 +55,7 @@ pub use biased_attention::{
     AttnBiasType, BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig,
 };
 pub use dropout::dropout;
+pub use edge_encoding::multi_hop_edge_bias;
 pub use fused_attention::{
     FusedAttention, FusedAttentionInputs, fused_attention, fused_attention_packed,
 };
