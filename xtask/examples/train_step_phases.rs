@@ -2,8 +2,11 @@
 //! on random inputs of the benchmark's shapes (batch 32, 33 atoms, dropout 0); medians.
 //!
 //! ```sh
-//! cargo run -p xtask --features full --example train_step_phases -- [small|pretrained]
+//! cargo run -p xtask --features full --example train_step_phases -- [small|pretrained] [burn-adam]
 //! ```
+//!
+//! `burn-adam` steps with Burn's `Adam` instead of ours (`train::engine::fused_adam`),
+//! the same update op by op: the Burn-only case for an upstream report.
 use std::time::Instant;
 
 #[global_allocator]
@@ -30,13 +33,31 @@ fn main() {
     let mask: Vec<bool> = (0..b * n).map(|i| (i % n) >= 20 + (i / n) % 13).collect();
     let batch = MatBatch {
         node_features: Tensor::random([b, n, d], Distribution::Default, &dev),
-        adjacency: Tensor::random([b, n, n], Distribution::Bernoulli(0.2), &dev),
+        // Bonds between real atoms only, as featurized batches have (so the encoder
+        // skips the padding rows, `attn_core::packing`).
+        adjacency: Tensor::random([b, n, n], Distribution::Bernoulli(0.2), &dev)
+            * Tensor::<3>::from_data(
+                TensorData::new(
+                    (0..b * n * n)
+                        .map(|e| {
+                            let (m, i, j) = (e / (n * n), e / n % n, e % n);
+                            f32::from(u8::from(!mask[m * n + i] && !mask[m * n + j]))
+                        })
+                        .collect::<Vec<f32>>(),
+                    [b, n, n],
+                ),
+                &dev,
+            ),
         distances: Tensor::random([b, n, n], Distribution::Uniform(0.0, 8.0), &dev),
         key_padding_mask: Tensor::from_data(TensorData::new(mask, [b, n]), &dev),
     };
     let target = Tensor::<2>::random([b, 1], Distribution::Default, &dev);
     let mut net = Some(cfg.init(&dev));
-    let mut optim = FusedAdamConfig::new().with_epsilon(1e-8).init();
+    let mut optim = if std::env::args().any(|a| a == "burn-adam") {
+        burn::optim::AdamConfig::new().with_epsilon(1e-8).init()
+    } else {
+        FusedAdamConfig::new().with_epsilon(1e-8).init()
+    };
     let reps = if which == "small" { 40 } else { 4 };
     let (mut tf, mut tb, mut to) = (vec![], vec![], vec![]);
     for i in 0..reps + 2 {
@@ -62,9 +83,14 @@ fn main() {
         v[v.len() / 2]
     };
     println!(
-        "{which}: forward {:.2} ms, backward {:.2} ms, adam {:.2} ms",
+        "{which}: forward {:.2} ms, backward {:.2} ms, adam {:.2} ms ({})",
         med(tf),
         med(tb),
-        med(to)
+        med(to),
+        if std::env::args().any(|a| a == "burn-adam") {
+            "Burn's Adam"
+        } else {
+            "FusedAdam"
+        }
     );
 }

@@ -324,11 +324,11 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
         return None;
     }
 
-    // The output is allocated without initialising it: `FlexTensor::empty` zero-fills a
-    // byte vector and then copies it into a 64-byte aligned one (burn-flex 0.22.1), two
-    // single-threaded passes over every product's output. sgemm with beta = 0 writes every
-    // element of C without reading it (the BLAS contract), and `set_len` below runs only
-    // after every block was written.
+    // Not `FlexTensor::empty`: it zero-fills a byte vector and then copies it into a
+    // 16-byte aligned one (burn-flex 0.22.1), two single-threaded passes over every
+    // product's output. Here each block is zeroed by the task that runs its sgemm (in
+    // parallel, and the block is then in cache), so the output is initialised whatever
+    // the BLAS does with beta = 0.
     let len = batch * m * n;
     let mut out_vec: Vec<f32> = Vec::with_capacity(len);
     let out_data: &mut [std::mem::MaybeUninit<f32>] = &mut out_vec.spare_capacity_mut()[..len];
@@ -343,6 +343,7 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
     let block_rows = m.div_ceil(blocks);
     let run = |matrix: usize, row0: usize, c: &mut [std::mem::MaybeUninit<f32>]| {
         let rows = c.len() / n;
+        c.fill(std::mem::MaybeUninit::new(0.0));
         // Row `row0` of op(A): row `row0` of A, or column `row0` of A^T's storage.
         let a_off = a.offsets[matrix] + if a.trans { row0 } else { row0 * a.ld };
         // SAFETY: the offsets and leading dimensions come from the tensors' own layouts,
@@ -384,7 +385,8 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
     } else {
         pieces.into_par_iter().for_each(task);
     }
-    // SAFETY: the blocks above cover all `len` elements and sgemm (beta = 0) wrote each.
+    // SAFETY: the blocks above cover all `len` elements, and each was zeroed before its
+    // sgemm.
     unsafe { out_vec.set_len(len) };
     Some(FlexTensor::from_data(TensorData::new(out_vec, out_dims)))
 }

@@ -14,7 +14,9 @@
 //!                    the terms with e = 0 (no edge: padding past the path's end) left out
 //! ```
 //!
-//! The same values as the unfused ops to f32 summation order. Under autodiff the caller
+//! The same values as the unfused ops to f32 rounding (the hop weight is applied before
+//! the mean over a hop's three bond features, and the sum is multiplied by
+//! `1 / (3 path_length)`: the same terms in another order). Under autodiff the caller
 //! keeps its ops (no backward here).
 
 use burn::backend::Flex;
@@ -23,8 +25,8 @@ use rayon::prelude::*;
 
 use crate::flex_data::{contiguous, on_flex_f32, tensor_from, values};
 
-/// The edge encoding `[B, H, N, N]` from `hop_tables: [M, V, H]` (the edge embedding
-/// table times each hop's `H x H` weight), `edge_index: [B, N, N, M, 3]` (rows of the
+/// The edge encoding `[B, H, N, N]` from the bond-feature embedding `table: [V, H]`, the
+/// per-hop weights `hop_weight: [M, H, H]`, `edge_index: [B, N, N, M, 3]` (rows of the
 /// table; 0 = no edge, adding nothing) and `path_length: [B, N, N]` (the divisor, e.g.
 /// `clamp(SPD, 1, M)`), as the module documentation computes it; `None` off flex, off
 /// f32 or on an autodiff device (the caller's ops then run).
@@ -32,14 +34,26 @@ use crate::flex_data::{contiguous, on_flex_f32, tensor_from, values};
 /// # Panics
 /// If the shapes disagree or an index is negative or not below `V`.
 pub fn multi_hop_edge_bias(
-    hop_tables: Tensor<3>,
+    table: Tensor<2>,
+    hop_weight: Tensor<3>,
     edge_index: &Tensor<5, Int>,
     path_length: &Tensor<3>,
 ) -> Option<Tensor<4>> {
-    if !on_flex_f32(&hop_tables) || hop_tables.is_autodiff() || path_length.is_autodiff() {
+    if !on_flex_f32(&table) || table.is_autodiff() || hop_weight.is_autodiff() {
         return None;
     }
-    let [m, v, h] = hop_tables.dims();
+    if path_length.is_autodiff() {
+        return None;
+    }
+    let [v, h] = table.dims();
+    let m = hop_weight.dims()[0];
+    assert_eq!(
+        hop_weight.dims(),
+        [m, h, h],
+        "multi_hop_edge_bias: hop_weight must be [M, H, H]"
+    );
+    // T_m = E W_m for every hop: [M, V, H].
+    let hop_tables = crate::matmul(table.unsqueeze_dim::<3>(0).expand([m, v, h]), hop_weight);
     let [b, n, n2, m2, three] = edge_index.dims();
     assert!(
         n == n2 && m == m2 && three == 3,
@@ -132,13 +146,8 @@ mod tests {
             .div(path_length.clone().reshape([b, n, n, 1]))
             .permute([0, 3, 1, 2]);
 
-        let tables = table
-            .weight
-            .val()
-            .unsqueeze_dim::<3>(0)
-            .expand([m, v, h])
-            .matmul(weight);
-        let got = multi_hop_edge_bias(tables, &edge_index, &path_length).expect("on flex");
+        let got = multi_hop_edge_bias(table.weight.val(), weight, &edge_index, &path_length)
+            .expect("on flex");
         got.into_data()
             .assert_approx_eq::<f32>(&want.into_data(), Tolerance::rel_abs(1e-5, 1e-6));
     }

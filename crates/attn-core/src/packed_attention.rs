@@ -23,17 +23,20 @@ pub struct PackedInputs {
 
 impl MoleculeAttention {
     /// The packed form of `prepared` (from [`MoleculeAttention::prepare`] with
-    /// `key_padding_mask: [B, N]`), or `None` where the padded path must run: trainable
-    /// lambdas, not f32 on flex, distances or adjacency tracked by autodiff, no padding, or
-    /// a distance or adjacency weight from a real atom to padding that is not 0 (then the
-    /// padding takes part in attention and packing would change the result; MAT's
-    /// featurised inputs never have one).
+    /// `key_padding_mask: [B, N]`) for node states `x: [B, N, d_model]`, or `None` where
+    /// the padded path must run: trainable lambdas, `x` or the distances not f32 on flex,
+    /// distances or adjacency tracked by autodiff, no padding, or a distance or adjacency
+    /// weight from a real atom to padding that is not 0 (then the padding takes part in
+    /// attention and packing would change the result; MAT's featurised inputs never have
+    /// one).
     pub fn prepare_packed(
         &self,
+        x: &Tensor<3>,
         prepared: &PreparedInputs,
         key_padding_mask: &Tensor<2, Bool>,
     ) -> Option<PackedInputs> {
         if self.lambdas.is_some()
+            || !on_flex_f32(x)
             || !on_flex_f32(&prepared.p_dist)
             || is_tracked(&prepared.p_dist)
             || is_tracked(&prepared.p_adj)
@@ -60,8 +63,8 @@ impl MoleculeAttention {
 
     /// Molecule attention on packed rows `x: [1, R, d_model]` (the real atoms of
     /// `packed.batch`) -> `[1, R, d_model]`: each row equals that atom's row of
-    /// [`MoleculeAttention::forward_prepared`] on the padded batch (to f32 rounding; the
-    /// dropout mask is drawn for the packed pairs).
+    /// [`MoleculeAttention::forward_prepared`] on the padded batch (to f32 rounding; with
+    /// dropout, equal in distribution only: the mask is drawn for the packed pairs).
     ///
     /// # Panics
     /// If the module has trainable lambdas or `x` is not f32 on flex (where
@@ -87,7 +90,7 @@ impl MoleculeAttention {
             q,
             k,
             v,
-            &packed.batch.lengths,
+            packed.batch.lengths(),
             Some(p_mix),
             Some(&self.dropout),
         )

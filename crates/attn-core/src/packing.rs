@@ -13,7 +13,7 @@ use burn::prelude::*;
 #[derive(Debug, Clone)]
 pub struct PackedBatch {
     /// Real atoms per molecule, `[B]`.
-    pub lengths: Vec<usize>,
+    lengths: Vec<usize>,
     b: usize,
     n: usize,
     /// The padded positions of each molecule's real atoms, in order.
@@ -64,6 +64,11 @@ impl PackedBatch {
             real_rows: int(real_rows),
             unpack_rows: int(unpack_rows),
         })
+    }
+
+    /// Real atoms per molecule, `[B]` (the spans of [`crate::fused_attention_packed`]).
+    pub fn lengths(&self) -> &[usize] {
+        &self.lengths
     }
 
     /// Real atoms in the batch (`R`).
@@ -151,7 +156,7 @@ mod tests {
             &dev,
         );
         let packed = PackedBatch::from_mask(&mask).expect("has padding");
-        assert_eq!(packed.lengths, [2, 0, 3]);
+        assert_eq!(packed.lengths(), [2, 0, 3]);
         assert_eq!(packed.rows(), 5);
         let x = Tensor::<3>::from_data(
             TensorData::new((0..18).map(|v| v as f32).collect::<Vec<_>>(), [3, 3, 2]),

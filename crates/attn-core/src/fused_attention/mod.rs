@@ -23,6 +23,11 @@
 //! `h d_k .. (h + 1) d_k`, so no head split or merge is copied. `A` is kept for the
 //! backward (`B H N N` floats); `P` is recomputed from it. The same values as the unfused
 //! ops up to f32 summation order.
+//!
+//! [`fused_attention_packed`] runs the same loops on a batch without padding rows:
+//! `[1, R, d_model]` with each molecule's `n_b` atoms in consecutive rows, `A` then
+//! `H sum(n_b^2)` floats. Each molecule is a `Span` (first row, atom count, first pair
+//! entry); a padded batch is `B` spans of `N`.
 
 use std::sync::Arc;
 

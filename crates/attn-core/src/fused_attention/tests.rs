@@ -133,7 +133,7 @@ fn fused_core_matches_the_unfused_ops() {
 }
 
 /// The packed entry equals the padded one with the key padding mask, row for row, values
-/// and the gradients of q, k, v (molecules of 6, 4 and 1 atoms padded to 6; `p_mix` 0
+/// and the gradients of q, k, v (molecules of 6, 0, 4 and 1 atoms padded to 6; `p_mix` 0
 /// toward padding, as MAT's is): padded rows get no gradient in the padded call, and the
 /// packed call has none. Wrong spans (a molecule reading its neighbour's rows or pair
 /// block) are off by O(1).
@@ -145,16 +145,17 @@ fn packed_molecules_match_the_padded_batch() {
         scale: 0.5,
         softmax_weight: 0.3,
     };
-    let lengths = [6usize, 4, 1];
+    let lengths = [6usize, 0, 4, 1];
+    let b = lengths.len();
     let real = |bi: usize, i: usize| i < lengths[bi];
     let rnd = |dims: [usize; 3]| Tensor::<3>::random(dims, Distribution::Normal(0.0, 1.0), &dev);
     let (q, k, v, g) = (
-        rnd([B, N, D]),
-        rnd([B, N, D]),
-        rnd([B, N, D]),
-        rnd([B, N, D]),
+        rnd([b, N, D]),
+        rnd([b, N, D]),
+        rnd([b, N, D]),
+        rnd([b, N, D]),
     );
-    let mix: Vec<f32> = (0..B * N * N)
+    let mix: Vec<f32> = (0..b * N * N)
         .map(|e| {
             let (bi, i, j) = (e / (N * N), e / N % N, e % N);
             if real(bi, j) {
@@ -166,19 +167,19 @@ fn packed_molecules_match_the_padded_batch() {
             }
         })
         .collect();
-    let mask: Vec<bool> = (0..B * N * N).map(|e| !real(e / (N * N), e % N)).collect();
-    let real_rows: Vec<i64> = (0..B * N)
+    let mask: Vec<bool> = (0..b * N * N).map(|e| !real(e / (N * N), e % N)).collect();
+    let real_rows: Vec<i64> = (0..b * N)
         .filter(|&r| real(r / N, r % N))
         .map(|r| r as i64)
         .collect();
     let index =
         Tensor::<1, Int>::from_data(TensorData::new(real_rows.clone(), [real_rows.len()]), &dev);
     let pack = |t: Tensor<3>| {
-        t.reshape([B * N, D])
+        t.reshape([b * N, D])
             .select(0, index.clone())
             .unsqueeze_dim::<3>(0)
     };
-    let packed_mix: Vec<f32> = (0..B)
+    let packed_mix: Vec<f32> = (0..b)
         .flat_map(|bi| {
             let mix = &mix;
             (0..lengths[bi])
@@ -193,8 +194,8 @@ fn packed_molecules_match_the_padded_batch() {
         pk.clone(),
         pv.clone(),
         FusedAttentionInputs {
-            attn_mask: Some(Tensor::from_data(TensorData::new(mask, [B, N, N]), &dev)),
-            p_mix: Some(Tensor::from_data(TensorData::new(mix, [B, N, N]), &dev)),
+            attn_mask: Some(Tensor::from_data(TensorData::new(mask, [b, N, N]), &dev)),
+            p_mix: Some(Tensor::from_data(TensorData::new(mix, [b, N, N]), &dev)),
             ..Default::default()
         },
     )

@@ -67,10 +67,13 @@ impl Encoder {
     /// `x: [B, N, d_model]`, `adjacency`, `distances: [B, N, N]`,
     /// `key_padding_mask: [B, N]` (`true` = padding) -> `[B, N, d_model]`.
     ///
-    /// On flex (f32, fixed lambdas, no gradient asked for distances or adjacency) the
-    /// padding rows are not computed and come out 0 (`run_packed`); elsewhere they hold
-    /// whatever the layers made of them. Real atoms' rows are the same either way, and
-    /// nothing downstream reads the padding rows (MAT pools real atoms only).
+    /// On flex (f32, fixed lambdas, no gradient asked for distances or adjacency, a batch
+    /// with padding whose distance and adjacency weights from real atoms to padding are 0,
+    /// as featurised batches' are) the padding rows are not computed and come out 0
+    /// (`run_packed`); elsewhere they hold whatever the layers made of them. Real atoms'
+    /// rows are the same either way (without dropout; with it, equal in distribution:
+    /// the masks are drawn for the packed rows), and nothing downstream reads the padding
+    /// rows (MAT pools real atoms only).
     pub fn forward(
         &self,
         x: Tensor<3>,
@@ -112,8 +115,13 @@ impl Encoder {
         let prepared = first
             .self_attn
             .prepare(adjacency, distances, key_padding_mask.clone());
+        // Every layer's lambdas fixed (prepare_packed checks the first layer's).
+        let fixed = self.layers.iter().all(|l| l.self_attn.lambdas.is_none());
         if !with_weights
-            && let Some(packed) = first.self_attn.prepare_packed(&prepared, &key_padding_mask)
+            && fixed
+            && let Some(packed) = first
+                .self_attn
+                .prepare_packed(&x, &prepared, &key_padding_mask)
         {
             return (self.run_packed(x, &packed), Vec::new());
         }
@@ -138,10 +146,11 @@ impl Encoder {
     /// The layers on the real atoms only (`attn_core::packing`): `x: [B, N, d_model]` ->
     /// `[B, N, d_model]` with zeros at padding. Every row-wise layer (norms, projections,
     /// feed-forward, residuals) sees `[1, R, d_model]`; the attention is the packed fused
-    /// core. Real atoms' rows equal the padded path's (to f32 rounding), and so do the
-    /// prediction and every parameter's gradient: padding never reaches a real atom (its
-    /// keys are masked and its distance and adjacency weights are 0, checked by
-    /// `prepare_packed`) and the generator pools real atoms only.
+    /// core. Without dropout, real atoms' rows equal the padded path's (to f32 rounding),
+    /// and so do the prediction and every parameter's gradient: padding never reaches a
+    /// real atom (its keys are masked and its distance and adjacency weights are 0,
+    /// checked by `prepare_packed`) and the generator pools real atoms only. With dropout
+    /// the masks are drawn for the packed rows (the same distribution).
     fn run_packed(&self, x: Tensor<3>, packed: &PackedInputs) -> Tensor<3> {
         let mut x = packed.batch.pack(x);
         for layer in &self.layers {

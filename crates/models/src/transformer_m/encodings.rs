@@ -125,16 +125,13 @@ impl BiasEncoder {
         let h = self.virtual_distance.dims()[1];
         // Inference on the CPU: one fused pass (attn_core::edge_encoding), the hop
         // weights applied to the table once.
-        let weight = self.edge_hop_weight.val();
-        if !weight.is_autodiff() {
-            let table = self.edge_embedding.weight.val();
-            let v = table.dims()[0];
-            let tables = attn_core::matmul(table.unsqueeze_dim::<3>(0).expand([m, v, h]), weight);
-            if let Some(edge) =
-                attn_core::multi_hop_edge_bias(tables, &batch.edge_index, &batch.path_length)
-            {
-                return edge;
-            }
+        if let Some(edge) = attn_core::multi_hop_edge_bias(
+            self.edge_embedding.weight.val(),
+            self.edge_hop_weight.val(),
+            &batch.edge_index,
+            &batch.path_length,
+        ) {
+            return edge;
         }
         let rows = b * n * n;
         let index = batch.edge_index.clone().reshape([b, n * n * m * 3]);

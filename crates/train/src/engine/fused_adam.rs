@@ -101,13 +101,7 @@ impl Optimizer for FusedAdam {
         grad: Tensor<D>,
         state: Option<Self::State<D>>,
     ) -> (Tensor<D>, Option<Self::State<D>>) {
-        let fusable = [&tensor, &grad].into_iter().all(on_flex_f32)
-            && state.as_ref().is_none_or(|s| {
-                s.momentum.max_moment_2.is_none()
-                    && on_flex_f32(&s.momentum.moment_1)
-                    && on_flex_f32(&s.momentum.moment_2)
-            });
-        if !fusable {
+        if !fusable(&tensor, &grad, state.as_ref()) {
             return self.burn.step(lr, tensor, grad, state);
         }
         let flex = |t: Tensor<D>| {
@@ -138,6 +132,21 @@ impl Optimizer for FusedAdam {
     fn to_device<const D: usize>(state: Self::State<D>, device: &Device) -> Self::State<D> {
         burn::optim::Adam::to_device(state, device)
     }
+}
+
+/// Whether the fused step applies: parameter, gradient and moments f32 on flex, no
+/// AMSGrad maximum.
+fn fusable<const D: usize>(
+    tensor: &Tensor<D>,
+    grad: &Tensor<D>,
+    state: Option<&AdamState<D>>,
+) -> bool {
+    [tensor, grad].into_iter().all(on_flex_f32)
+        && state.is_none_or(|s| {
+            s.momentum.max_moment_2.is_none()
+                && on_flex_f32(&s.momentum.moment_1)
+                && on_flex_f32(&s.momentum.moment_2)
+        })
 }
 
 /// Whether `t` is an f32 tensor on flex without autodiff (what the optimizer receives).
@@ -177,9 +186,11 @@ fn fused_step(
     let start = grad.layout().start_offset();
     let g = &grad.storage::<f32>()[start..start + n];
     let mut param = owned(param);
+    let first = moments.is_none();
     let (mut m, mut v) = match moments {
         Some((m, v)) => (owned(m), owned(v)),
         None => {
+            // Overwritten below without being read (the first step's own formula).
             let zeros = || FlexTensor::from_data(TensorData::new(vec![0.0f32; n], [n]));
             (zeros(), zeros())
         }
@@ -188,25 +199,45 @@ fn fused_step(
         let p = &mut param.storage_mut::<f32>()[..n];
         let mm = &mut m.storage_mut::<f32>()[..n];
         let vv = &mut v.storage_mut::<f32>()[..n];
+        let chunk = |p: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32]| {
+            if first {
+                update::<true>(p, g, m, v, s)
+            } else {
+                update::<false>(p, g, m, v, s)
+            }
+        };
         if n <= CHUNK {
-            update(p, g, mm, vv, s);
+            chunk(p, g, mm, vv);
         } else {
             p.par_chunks_mut(CHUNK)
                 .zip(g.par_chunks(CHUNK))
                 .zip(mm.par_chunks_mut(CHUNK))
                 .zip(vv.par_chunks_mut(CHUNK))
-                .for_each(|(((p, g), m), v)| update(p, g, m, v, s));
+                .for_each(|(((p, g), m), v)| chunk(p, g, m, v));
         }
     }
     (param, m, v)
 }
 
 /// One chunk of the update, in Burn's operation order: `m b1 + g (1 - b1)`,
-/// `v b2 + g^2 (1 - b2)`, `(m c) / (sqrt(v) + eps')`, `p - u lr`.
-fn update(p: &mut [f32], g: &[f32], m: &mut [f32], v: &mut [f32], s: StepScalars) {
+/// `v b2 + g^2 (1 - b2)` (on the first step `g (1 - b1)` and `g^2 (1 - b2)`, as Burn
+/// starts its moments: the same bits, a gradient of -0 included),
+/// `(m c) / (sqrt(v) + eps')`, `p - u lr`.
+fn update<const FIRST: bool>(
+    p: &mut [f32],
+    g: &[f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    s: StepScalars,
+) {
     for (((p, &g), m), v) in p.iter_mut().zip(g).zip(m.iter_mut()).zip(v.iter_mut()) {
-        *m = *m * s.beta_1 + g * s.one_minus_beta_1;
-        *v = *v * s.beta_2 + (g * g) * s.one_minus_beta_2;
+        if FIRST {
+            *m = g * s.one_minus_beta_1;
+            *v = (g * g) * s.one_minus_beta_2;
+        } else {
+            *m = *m * s.beta_1 + g * s.one_minus_beta_1;
+            *v = *v * s.beta_2 + (g * g) * s.one_minus_beta_2;
+        }
         let u = (*m * s.combined) / (v.sqrt() + s.epsilon);
         *p -= u * s.lr;
     }
@@ -254,6 +285,9 @@ mod tests {
             );
             let loss = model.forward(x).powf_scalar(2.0).mean();
             let grads = GradientsParams::from_grads(loss.backward(), &model);
+            // The fused step is the one taken (else both runs would be Burn's).
+            let weight_grad = grads.get::<2>(model.weight.id).expect("weight gradient");
+            assert!(fusable(&model.weight.val().inner(), &weight_grad, None));
             model = optim.step(1e-3 * (step + 1) as f64, model, grads);
             out.push(model.weight.val().into_data());
             out.push(model.bias.as_ref().expect("bias").val().into_data());
