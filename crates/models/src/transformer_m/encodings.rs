@@ -123,7 +123,7 @@ impl BiasEncoder {
     pub fn edge(&self, batch: &TransformerMBatch) -> Tensor<4> {
         let [b, n, _, m, _] = batch.edge_index.dims();
         let h = self.virtual_distance.dims()[1];
-        // Inference on the CPU: one fused pass (attn_core::edge_encoding), the hop
+        // On the CPU: one fused pass each way (attn_core::edge_encoding), the hop
         // weights applied to the table once.
         if let Some(edge) = attn_core::multi_hop_edge_bias(
             self.edge_embedding.weight.val(),
