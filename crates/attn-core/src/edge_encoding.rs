@@ -1,5 +1,5 @@
 //! Graphormer's multi-hop edge encoding (Ying et al. 2021, Eq. 7; Transformer-M's 2D
-//! channel) as one multi-threaded pass on the CPU, for inference.
+//! channel) as one multi-threaded pass each way on the CPU.
 //!
 //! Why by hand: with Burn's ops on flex the encoding is an embedding gather of
 //! `B N N M 3` rows, a mask multiply, a mean, `M` products, a sum over hops, a division

@@ -18,8 +18,8 @@
 //! - [`dropout()`]: Burn's dropout with a fast mask on the CPU backend.
 //! - [`fused_attention()`]: the attention core (scores to values) as one fused op each way
 //!   on the CPU.
-//! - [`multi_hop_edge_bias()`]: Graphormer's multi-hop edge encoding as one pass on the
-//!   CPU (inference).
+//! - [`multi_hop_edge_bias()`]: Graphormer's multi-hop edge encoding as one pass each way
+//!   on the CPU.
 //! - [`gaussian_basis()`]: Gaussian basis functions of pair distances (Transformer-M's 3D
 //!   channel) as one fused op each way on the CPU.
 //! - [`gelu()`]: exact GELU, vectorised and multi-threaded each way on the CPU.

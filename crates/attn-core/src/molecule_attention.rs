@@ -200,17 +200,8 @@ impl MoleculeAttention {
         if !fused {
             return self.forward_prepared_with_weights(x, prepared).0;
         }
-        let (la, ld) = (self.lambda_attention, self.lambda_distance);
-        let lg = 1.0 - la - ld;
-        let p_mix = prepared.p_dist.clone().mul_scalar(ld) + prepared.p_adj.clone().mul_scalar(lg);
-        let q = crate::linear(&self.query, x.clone());
-        let k = crate::linear(&self.key, x.clone());
-        let v = crate::linear(&self.value, x);
-        let cfg = FusedAttention {
-            num_heads: self.num_heads,
-            scale: (1.0 / (self.d_k as f64).sqrt()) as f32,
-            softmax_weight: la as f32,
-        };
+        let p_mix = self.fixed_mix(prepared.p_dist.clone(), prepared.p_adj.clone());
+        let (cfg, [q, k, v]) = self.fused_projections(x);
         let inputs = FusedAttentionInputs {
             attn_bias: None,
             attn_mask: Some(prepared.key_mask_3d.clone()),
@@ -220,6 +211,31 @@ impl MoleculeAttention {
         let out = fused_attention(cfg, q, k, v, inputs)
             .expect("the fused kernel takes f32 on flex with untracked p_mix");
         crate::linear(&self.output, out)
+    }
+
+    /// `lambda_d p_dist + lambda_g p_adj` with the fixed lambdas (any shape): the
+    /// distance and adjacency part of Eq. 2, the same for every head.
+    pub(crate) fn fixed_mix<const D: usize>(
+        &self,
+        p_dist: Tensor<D>,
+        p_adj: Tensor<D>,
+    ) -> Tensor<D> {
+        let (la, ld) = (self.lambda_attention, self.lambda_distance);
+        p_dist.mul_scalar(ld) + p_adj.mul_scalar(1.0 - la - ld)
+    }
+
+    /// Q, K, V of `x` (`[.., d_model]` rows) and the fused core's settings with the fixed
+    /// lambda_a: what the padded and the packed fused paths share.
+    pub(crate) fn fused_projections(&self, x: Tensor<3>) -> (FusedAttention, [Tensor<3>; 3]) {
+        let q = crate::linear(&self.query, x.clone());
+        let k = crate::linear(&self.key, x.clone());
+        let v = crate::linear(&self.value, x);
+        let cfg = FusedAttention {
+            num_heads: self.num_heads,
+            scale: (1.0 / (self.d_k as f64).sqrt()) as f32,
+            softmax_weight: self.lambda_attention as f32,
+        };
+        (cfg, [q, k, v])
     }
 
     /// [`MoleculeAttention::forward_prepared`], also returning the attention weights of
@@ -246,11 +262,8 @@ impl MoleculeAttention {
         let p = match &self.lambdas {
             // Fixed lambdas: scalar multiplies (in place on the backend).
             None => {
-                let (la, ld) = (self.lambda_attention, self.lambda_distance);
-                let lg = 1.0 - la - ld;
-                let p_mix =
-                    prepared.p_dist.clone().mul_scalar(ld) + prepared.p_adj.clone().mul_scalar(lg);
-                p_attn.mul_scalar(la) + p_mix.unsqueeze_dim::<4>(1)
+                let p_mix = self.fixed_mix(prepared.p_dist.clone(), prepared.p_adj.clone());
+                p_attn.mul_scalar(self.lambda_attention) + p_mix.unsqueeze_dim::<4>(1)
             }
             Some(_) => {
                 let (la, ld, lg) = self.lambda_weights(&p_attn.device());

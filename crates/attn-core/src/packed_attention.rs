@@ -5,7 +5,7 @@
 use burn::prelude::*;
 
 use crate::flex_data::{is_tracked, on_flex_f32};
-use crate::fused_attention::{FusedAttention, fused_attention_packed};
+use crate::fused_attention::fused_attention_packed;
 use crate::molecule_attention::{MoleculeAttention, PreparedInputs};
 use crate::packing::PackedBatch;
 
@@ -74,17 +74,8 @@ impl MoleculeAttention {
             self.lambdas.is_none(),
             "forward_packed: fixed lambdas only (prepare_packed declines trainable ones)"
         );
-        let (la, ld) = (self.lambda_attention, self.lambda_distance);
-        let lg = 1.0 - la - ld;
-        let p_mix = packed.p_dist.clone().mul_scalar(ld) + packed.p_adj.clone().mul_scalar(lg);
-        let q = crate::linear(&self.query, x.clone());
-        let k = crate::linear(&self.key, x.clone());
-        let v = crate::linear(&self.value, x);
-        let cfg = FusedAttention {
-            num_heads: self.num_heads,
-            scale: (1.0 / (self.d_k as f64).sqrt()) as f32,
-            softmax_weight: la as f32,
-        };
+        let p_mix = self.fixed_mix(packed.p_dist.clone(), packed.p_adj.clone());
+        let (cfg, [q, k, v]) = self.fused_projections(x);
         let out = fused_attention_packed(
             cfg,
             q,
