@@ -328,7 +328,8 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
     // 16-byte aligned one (burn-flex 0.22.1), two single-threaded passes over every
     // product's output. Here each block is zeroed by the task that runs its sgemm (in
     // parallel, and the block is then in cache), so the output is initialised whatever
-    // the BLAS does with beta = 0.
+    // the BLAS does, and sgemm gets beta = 1 (C = A B + C = A B): with beta = 0 OpenBLAS
+    // zeroes C itself first, a second pass over the block.
     let len = batch * m * n;
     let mut out_vec: Vec<f32> = Vec::with_capacity(len);
     let out_data: &mut [std::mem::MaybeUninit<f32>] = &mut out_vec.spare_capacity_mut()[..len];
@@ -362,7 +363,7 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
                 a.ld as c_int,
                 b.data.as_ptr().add(b.offsets[matrix]),
                 b.ld as c_int,
-                0.0,
+                1.0,
                 c.as_mut_ptr().cast::<f32>(),
                 n as c_int,
             );
@@ -386,7 +387,7 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
         pieces.into_par_iter().for_each(task);
     }
     // SAFETY: the blocks above cover all `len` elements, and each was zeroed before its
-    // sgemm.
+    // sgemm added to it.
     unsafe { out_vec.set_len(len) };
     Some(FlexTensor::from_data(TensorData::new(out_vec, out_dims)))
 }

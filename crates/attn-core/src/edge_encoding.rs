@@ -117,13 +117,17 @@ struct Edges {
 }
 
 impl Edges {
-    /// Calls `f(hop, row of T, scale)` for every present edge of pair `pair` of molecule
-    /// `bi`, with `scale = 1 / (3 path_length)`.
+    /// `1 / (3 path_length)` of pair `pair` of molecule `bi`.
+    fn scale(&self, bi: usize, pair: usize) -> f32 {
+        1.0 / (3.0 * self.lengths[bi * self.n * self.n + pair])
+    }
+
+    /// Calls `f(row of T)` for every present edge of pair `pair` of molecule `bi` (row
+    /// `hop V + e` of `[M V, H]`).
     #[inline(always)]
-    fn for_each_edge(&self, bi: usize, pair: usize, mut f: impl FnMut(usize, usize, f32)) {
+    fn for_each_edge(&self, bi: usize, pair: usize, mut f: impl FnMut(usize)) {
         let (nn, m, v) = (self.n * self.n, self.m, self.v);
         let at = bi * nn + pair;
-        let scale = 1.0 / (3.0 * self.lengths[at]);
         for (hop, hop_edges) in self.index[at * m * 3..(at + 1) * m * 3]
             .chunks_exact(3)
             .enumerate()
@@ -134,7 +138,7 @@ impl Edges {
                 }
                 let e = usize::try_from(e).expect("multi_hop_edge_bias: negative index");
                 assert!(e < v, "multi_hop_edge_bias: index {e} not below V = {v}");
-                f(hop, hop * v + e, scale);
+                f(hop * v + e);
             }
         }
     }
@@ -150,13 +154,12 @@ impl Edges {
                 let mut acc = vec![0.0f32; h];
                 for pair in 0..nn {
                     acc.fill(0.0);
-                    let mut scale = 0.0;
-                    self.for_each_edge(bi, pair, |_, row, s| {
-                        scale = s;
+                    self.for_each_edge(bi, pair, |row| {
                         for (a, &t) in acc.iter_mut().zip(&tables[row * h..(row + 1) * h]) {
                             *a += t;
                         }
                     });
+                    let scale = self.scale(bi, pair);
                     for (hh, &a) in acc.iter().enumerate() {
                         out[hh * nn + pair] = a * scale;
                     }
@@ -180,12 +183,13 @@ impl Edges {
                     let g = &g[bi * h * nn..(bi + 1) * h * nn];
                     let mut gp = vec![0.0f32; h];
                     for pair in 0..nn {
+                        let scale = self.scale(bi, pair);
                         for (hh, x) in gp.iter_mut().enumerate() {
-                            *x = g[hh * nn + pair];
+                            *x = g[hh * nn + pair] * scale;
                         }
-                        self.for_each_edge(bi, pair, |_, row, s| {
+                        self.for_each_edge(bi, pair, |row| {
                             for (d, &x) in dt[row * h..(row + 1) * h].iter_mut().zip(&gp) {
-                                *d += x * s;
+                                *d += x;
                             }
                         });
                     }

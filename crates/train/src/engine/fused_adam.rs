@@ -154,18 +154,13 @@ fn on_flex_f32<const D: usize>(t: &Tensor<D>) -> bool {
     !t.is_autodiff() && t.device() == Device::flex() && t.dtype() == DType::F32
 }
 
-/// A contiguous tensor that this function owns alone, so its storage can be written in
-/// place (a copy only when it is a view or shared).
+/// `t` contiguous from offset 0, so that `storage_mut` (which copies a shared buffer
+/// first) gives exactly its values.
 fn owned(t: FlexTensor) -> FlexTensor {
-    if t.is_contiguous() && t.layout().start_offset() == 0 && t.is_unique() {
+    if t.is_contiguous() && t.layout().start_offset() == 0 {
         t
     } else {
-        let values = t
-            .to_contiguous()
-            .into_data()
-            .try_to_vec::<f32>()
-            .expect("f32");
-        FlexTensor::from_data(TensorData::new(values, t.layout().shape().clone()))
+        t.to_contiguous()
     }
 }
 
