@@ -27,6 +27,8 @@
 //! - [`matmul()`], [`linear()`]: matrix products through a run-time BLAS on the CPU backend.
 //! - [`PackedBatch`], [`PackedInputs`], [`fused_attention_packed()`]: a padded batch
 //!   without its padding rows, and MAT attention on it (the padding is not computed).
+//! - [`SequenceSelfAttention`], [`AttentionPattern`], [`KvCache`]: self-attention over
+//!   token sequences (causal, local window, global tokens), with a KV cache for decoding.
 //! - [`GlobalAttention`]: AlphaFold global attention (Jumper et al. 2021, Suppl. Alg. 19),
 //!   bf16-safe (softmax in f32).
 
@@ -48,6 +50,7 @@ pub mod molecule_attention;
 pub mod norm;
 pub mod packed_attention;
 pub mod packing;
+pub mod sequence_attention;
 mod simd;
 pub mod softmax;
 
@@ -70,3 +73,7 @@ pub use molecule_attention::{
 pub use norm::{MatLayerNorm, MatLayerNormConfig, MatNorm, NormKind, ScaleNorm, ScaleNormConfig};
 pub use packed_attention::PackedInputs;
 pub use packing::PackedBatch;
+pub use sequence_attention::{
+    AttentionPattern, KvCache, SequenceAttentionConfig, SequenceSelfAttention,
+    scaled_dot_product_attention,
+};

@@ -92,3 +92,37 @@ pub enum BatchError {
     #[error("inconsistent features: {0}")]
     Inconsistent(String),
 }
+
+/// Why a SMILES could not be turned into tokens of a SMILES language model
+/// ([`crate::smiles_tokenizer`]).
+#[derive(Debug, Clone, Error, PartialEq, Eq)]
+pub enum TokenizeError {
+    /// A character that no token of the pattern covers (kept, never dropped).
+    #[error(
+        "SMILES {smiles:?}: character {character:?} at position {position} is not part of any SMILES token"
+    )]
+    UnknownCharacter {
+        /// The input SMILES.
+        smiles: String,
+        /// Character position (0-based, in characters).
+        position: usize,
+        /// The character.
+        character: char,
+    },
+    /// A token that the run's vocabulary does not hold.
+    #[error("SMILES {smiles:?}: token {token:?} is not in the vocabulary")]
+    UnknownToken {
+        /// The input SMILES.
+        smiles: String,
+        /// The token.
+        token: String,
+    },
+    /// A token id that names no SMILES token (`<unk>`, or outside the vocabulary).
+    #[error("token id {id} names no SMILES token (decoded so far: {partial:?})")]
+    BadId {
+        /// The id.
+        id: u32,
+        /// The SMILES decoded before it.
+        partial: String,
+    },
+}

@@ -20,6 +20,9 @@
 //! from a conformer, an SDF/MOL file or an XYZ geometry ([`structure_file`]), and
 //! [`graphormer::pad_graphormer_batch`] pads them.
 //!
+//! For SMILES language models, [`smiles_tokenizer`] splits a SMILES into the regex tokens
+//! of MolGPT and maps them through a [`SmilesVocab`] built from training data.
+//!
 //! [`dataset::featurize_all`] runs steps 1-3 over many SMILES in parallel (rayon) with
 //! a progress bar and a report of every molecule that was skipped and why.
 
@@ -44,6 +47,7 @@ pub mod reference;
 pub mod scaffold;
 pub mod shortest_paths;
 pub mod smiles_syntax;
+pub mod smiles_tokenizer;
 pub mod structure_file;
 pub mod vocab;
 
@@ -55,13 +59,14 @@ pub use dataset::{
     CacheReport, FeaturizeReport, GivenStructure, SkippedMolecule, featurize_all,
     featurize_all_cached, featurize_all_with_coordinates, featurize_given,
 };
-pub use error::{BatchError, FeaturizeError};
+pub use error::{BatchError, FeaturizeError, TokenizeError};
 pub use featurizer::{Featurizer, GraphormerFeaturizer};
 pub use graphormer::{
     EncodingLimits, GraphormerBatchData, GraphormerFeatures, ShortestPaths, pad_graphormer_batch,
 };
 pub use mat::{ChargeEncoding, MatFeatures, MatFeaturizer};
 pub use molecule::{Atom, Bond, BondOrder, Molecule};
+pub use smiles_tokenizer::{SmilesVocab, tokenize};
 
 /// Version of this featurizer crate (recorded in exported models' metadata so a consumer
 /// can tell which featurization their inputs must match).

@@ -7,6 +7,7 @@ mod edge_cases;
 mod ogb_fixtures;
 mod rdkit_fixtures;
 mod smiles_fuzz;
+mod smiles_tokens;
 mod structure_records;
 
 /// The crate's directory at run time (`cargo test` sets `CARGO_MANIFEST_DIR` for the test
