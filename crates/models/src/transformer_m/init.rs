@@ -84,7 +84,7 @@ pub(super) fn normal_param<const D: usize>(shape: [usize; D], device: &Device) -
 }
 
 /// LayerNorm over `d` with the original's epsilon.
-pub(super) fn layer_norm(d: usize, device: &Device) -> LayerNorm {
+pub(crate) fn layer_norm(d: usize, device: &Device) -> LayerNorm {
     LayerNormConfig::new(d)
         .with_epsilon(LAYER_NORM_EPS)
         .init(device)

@@ -47,7 +47,7 @@ pub mod encoder;
 pub mod encodings;
 pub mod gaussian;
 pub mod heads;
-mod init;
+pub(crate) mod init;
 pub mod loader;
 pub mod mode;
 pub mod model;

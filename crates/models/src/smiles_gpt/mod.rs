@@ -1,0 +1,17 @@
+//! The SMILES generator: a GPT-style causal Transformer over the tokens of
+//! `mol_featurize::smiles_tokenizer`, decoded incrementally through a KV cache per layer.
+//!
+//! - [`SmilesGptConfig`]: sizes (MolGPT's preset and a small one) and attention pattern.
+//! - [`SmilesGpt`]: the model; one `forward` for training (whole sequences) and for
+//!   decoding (new tokens with the layers' caches).
+//! - [`sampling`]: temperature and top-k sampling from the last position's logits,
+//!   seeded, separate from the model (as llama-burn's `sampling.rs`).
+
+mod config;
+mod model;
+pub mod sampling;
+#[cfg(test)]
+mod tests;
+
+pub use config::SmilesGptConfig;
+pub use model::{DecoderCache, SmilesGpt};
