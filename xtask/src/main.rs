@@ -54,6 +54,9 @@ enum Command {
     Data(commands::data::DataArgs),
     /// 3D position-denoising pretraining of a Transformer-M (QM9 or your own SMILES).
     Pretrain(commands::pretrain::PretrainArgs),
+    /// Sample molecules from a trained SMILES generator (`train --model smiles-gpt`):
+    /// a CSV of SMILES with validity and reasons; prints valid / unique / novel shares.
+    Generate(commands::generate::GenerateArgs),
     /// Predict with a trained run.
     Predict(commands::predict::PredictArgs),
     /// Train a small MAT on FreeSolv and predict a few molecules (the README's main job).
@@ -100,6 +103,7 @@ fn main() -> Result<()> {
         Command::Data(args) => commands::data::run(args),
         Command::Pretrain(args) => commands::pretrain::run(args),
         Command::Predict(args) => commands::predict::run(args),
+        Command::Generate(args) => commands::generate::run(args),
         Command::Demo(args) => commands::demo::run(args),
         Command::Parity(args) => commands::parity::run(args),
         Command::Export(args) => commands::export::run_args(args),

@@ -142,7 +142,17 @@ pub fn explain(run_dir: &Path, smiles: &str, device: &Device) -> Result<Explanat
         RunKind::TransformerM => {
             explain_transformer_m(run_dir, &TmRunSpec::load(run_dir)?, smiles, device)
         }
+        RunKind::SmilesGpt => Err(generator_run(run_dir, "explained")),
     }
+}
+
+/// The error for a command that takes a property model given a generator run.
+pub(crate) fn generator_run(run_dir: &Path, verb: &str) -> TrainError {
+    TrainError::Invalid(format!(
+        "{}: a smiles-gpt run generates molecules (cargo xtask generate); it predicts no \
+         property and cannot be {verb}",
+        run_dir.display()
+    ))
 }
 
 fn explain_mat(

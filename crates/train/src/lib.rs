@@ -15,6 +15,8 @@
 //!   modes, regression or classification) and 3D denoising pretraining on QM9 or the
 //!   user's SMILES. MAT and Transformer-M share the table run (featurize, split,
 //!   evaluate, report).
+//! - [`smiles_gpt`]: the SMILES generator's runs (training on a SMILES column, sampling
+//!   with validity, uniqueness and novelty).
 //! - [`predict`]: predictions of a trained run.
 //! - [`conformer_cache`]: the on-disk conformer cache as the commands use it.
 //! - [`explain`]: attention and gradient x input of a trained run, drawn on the molecule.
@@ -43,6 +45,7 @@ pub mod report;
 pub mod run_control;
 pub mod run_kind;
 pub mod run_spec;
+pub mod smiles_gpt;
 pub mod solubility;
 pub mod splits;
 pub mod table_data;

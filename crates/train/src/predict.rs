@@ -136,6 +136,9 @@ pub fn predict_table(
     let progress = data.table.len() > 200;
     let kind = run_kind(run_dir)?;
     let (present, raw, report, labels) = match kind {
+        RunKind::SmilesGpt => {
+            return Err(crate::explain::generator_run(run_dir, "used to predict"));
+        }
         RunKind::Mat => {
             let spec = RunSpec::load(run_dir)?;
             let model = spec.load_best_model(run_dir, device)?;

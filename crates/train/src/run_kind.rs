@@ -14,6 +14,8 @@ pub enum RunKind {
     Mat,
     /// Transformer-M ([`crate::transformer_m::TmRunSpec`]).
     TransformerM,
+    /// The SMILES generator ([`crate::smiles_gpt::GptRunSpec`]).
+    SmilesGpt,
 }
 
 impl std::fmt::Display for RunKind {
@@ -22,6 +24,7 @@ impl std::fmt::Display for RunKind {
         f.write_str(match self {
             RunKind::Mat => "mat",
             RunKind::TransformerM => "transformer-m",
+            RunKind::SmilesGpt => "smiles-gpt",
         })
     }
 }

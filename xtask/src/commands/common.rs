@@ -60,6 +60,8 @@ pub enum ModelArg {
     Mat,
     /// Transformer-M (2D and 3D channels): on a CSV (--data) or QM9 (--dataset qm9).
     TransformerM,
+    /// The SMILES generator (MolGPT's decoder) on a column of SMILES (--data).
+    SmilesGpt,
 }
 
 /// `--dataset`: a prepared dataset.
@@ -78,6 +80,8 @@ pub enum PresetArg {
     Pretrained,
     /// Transformer-M's paper configuration (12 layers, d 768, 32 heads, K 128).
     Base,
+    /// MolGPT's size for smiles-gpt (8 layers, 8 heads, d 256).
+    Molgpt,
 }
 
 /// `--coords`: where the coordinates come from (MAT's distance matrices,

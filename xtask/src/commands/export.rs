@@ -415,6 +415,13 @@ fn export(args: ExportArgs) -> Result<()> {
     let source = match args.model {
         ExportModel::Mat => {
             let run = args.run.context("--run DIR is required to export a MAT")?;
+            if train::run_kind(&run)? == train::RunKind::SmilesGpt {
+                bail!(
+                    "{} is a smiles-gpt run: ONNX export of the generator's decoder step is not \
+                     implemented yet",
+                    run.display()
+                );
+            }
             if train::run_kind(&run)? == train::RunKind::TransformerM {
                 bail!(
                     "{} is a Transformer-M run: pass --model transformer-m",

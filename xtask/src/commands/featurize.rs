@@ -140,6 +140,7 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
         None => match args.model {
             ModelArg::Mat => RunKind::Mat,
             ModelArg::TransformerM => RunKind::TransformerM,
+            ModelArg::SmilesGpt => RunKind::SmilesGpt,
         },
     };
     let out = Output {
@@ -148,6 +149,9 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
         rows: &rows,
     };
     match kind {
+        RunKind::SmilesGpt => {
+            bail!("smiles-gpt reads SMILES tokens (vocab.json of its run), not molecule features")
+        }
         RunKind::Mat => {
             let featurizer = match &args.run {
                 Some(run) => RunSpec::load(run)?.featurizer,

@@ -21,6 +21,7 @@ use super::common::{
 };
 use super::data::data_qm9;
 use super::engine_args::EngineArgs;
+use super::train_smiles_gpt::{GptTrainArgs, train_smiles_gpt};
 use super::train_transformer_m::{
     ModeArg, TmSizeArgs, TmTrain, resolve_tm_init, tm_config, train_tm,
 };
@@ -39,6 +40,9 @@ pub struct TrainArgs {
     /// Transformer-M flags.
     #[command(flatten)]
     pub tm: TmTrainArgs,
+    /// SMILES generator flags.
+    #[command(flatten)]
+    pub gpt: GptTrainArgs,
 }
 
 /// Flags that every model family takes.
@@ -197,6 +201,7 @@ pub fn run(args: TrainArgs, argv: &[String]) -> Result<()> {
     let parsed = match args.shared.model {
         ModelArg::Mat => parse_family::<MatTrainArgs>(argv),
         ModelArg::TransformerM => parse_family::<TmTrainArgs>(argv),
+        ModelArg::SmilesGpt => parse_family::<GptTrainArgs>(argv),
     };
     match parsed {
         Ok(matches) => train(args, &matches),
@@ -244,6 +249,12 @@ fn options(shared: &SharedTrainArgs, warmup_fraction: f64) -> TrainOptions {
 
 fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
     let shared = &args.shared;
+    if let ModelArg::SmilesGpt = shared.model {
+        return train_smiles_gpt(&args.shared, &args.gpt, matches);
+    }
+    if matches!(shared.preset, PresetArg::Molgpt) {
+        bail!("--preset molgpt is smiles-gpt's");
+    }
     if let ModelArg::TransformerM = shared.model {
         if let Some(DatasetArg::Qm9) = args.tm.dataset {
             let table_only = given(matches, &TABLE_FLAGS);
@@ -266,6 +277,7 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
     let data = shared.data.clone().context(match shared.model {
         ModelArg::Mat => "--data is required for --model mat",
         ModelArg::TransformerM => "--model transformer-m needs --data or --dataset qm9",
+        ModelArg::SmilesGpt => unreachable!("smiles-gpt returned above"),
     })?;
     let source = shared
         .structure
@@ -325,6 +337,7 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
     };
     let featurizer = featurizer(coords, shared.seed, args.mat.reference_compat);
     let summary = match shared.model {
+        ModelArg::SmilesGpt => unreachable!("smiles-gpt returned above"),
         ModelArg::TransformerM => {
             if matches!(shared.preset, PresetArg::Pretrained) {
                 bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
@@ -369,8 +382,11 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
             let model = match shared.preset {
                 PresetArg::Small => MatConfig::small(),
                 PresetArg::Pretrained => MatConfig::pretrained(),
-                PresetArg::Base => {
-                    bail!("--preset base is Transformer-M's; use small or pretrained for MAT")
+                PresetArg::Base | PresetArg::Molgpt => {
+                    bail!(
+                        "--preset {} is not MAT's; use small or pretrained",
+                        spelling(&shared.preset)
+                    )
                 }
             }
             .with_num_targets(targets.len());

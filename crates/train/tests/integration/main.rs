@@ -3,6 +3,7 @@
 //! Burn), so one per crate instead of one per file (docs/BUILD.md).
 
 mod pipeline;
+mod smiles_gpt;
 mod structure_table;
 mod transformer_m_qm9;
 mod transformer_m_table;

@@ -1,0 +1,205 @@
+//! Sampling molecules from a trained generator: batched KV-cached decoding, each sample
+//! decoded to SMILES and checked by parsing and sanitising it (RDKit's rules through
+//! `mol_featurize::Molecule`), with the reason when it is not a molecule.
+
+use std::collections::HashSet;
+
+use burn::prelude::*;
+use models::smiles_gpt::sampling::{SamplingSettings, sample_batch};
+use mol_featurize::smiles_tokenizer::{BOS, EOS};
+use mol_featurize::{Molecule, canonical_smiles};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use serde::{Deserialize, Serialize};
+
+use super::GptRun;
+use crate::error::TrainError;
+
+/// One generated sample (a row of `gen.csv`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GeneratedRow {
+    /// The decoded SMILES (the prefix included; empty when nothing was decoded).
+    pub smiles: String,
+    /// Parses and sanitises to a molecule.
+    pub valid: bool,
+    /// Canonical SMILES of a valid sample (empty otherwise).
+    pub canonical: String,
+    /// Why the sample is not a molecule (empty when valid).
+    pub reason: String,
+}
+
+/// Validity, uniqueness and novelty of a set of samples, as MOSES defines them
+/// (`moses/metrics/metrics.py`: `fraction_valid`; `fraction_unique` over the valid
+/// samples' canonical SMILES; `novelty`: the share of unique valid samples whose canonical
+/// SMILES is not a training molecule's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GenerationSummary {
+    /// Samples drawn.
+    pub n: usize,
+    /// Valid share.
+    pub valid: f64,
+    /// Unique share of the valid samples.
+    pub unique: f64,
+    /// Novel share of the unique valid samples (against the run's training corpus); NaN
+    /// when no training molecule parsed.
+    pub novelty: f64,
+    /// Seconds spent sampling (decoding and validity checks).
+    pub seconds: f64,
+}
+
+/// What to sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerateRequest {
+    /// Samples to draw.
+    pub n: usize,
+    /// Sequences per decoding batch.
+    pub batch_size: usize,
+    /// Every sample starts `<bos>` + the tokens of this SMILES start (`""` for none).
+    pub prefix: String,
+    /// Temperature and top-k.
+    pub settings: SamplingSettings,
+    /// Seed: the same request gives the same rows.
+    pub seed: u64,
+}
+
+/// Draws `request.n` samples from `run`. `progress` is called with the number of
+/// samples done after each batch.
+///
+/// # Errors
+/// A prefix the vocabulary cannot encode or as long as the model's context, a zero batch
+/// size, decoding errors.
+pub fn generate(
+    run: &GptRun,
+    request: &GenerateRequest,
+    device: &Device,
+    mut progress: impl FnMut(usize),
+) -> Result<Vec<GeneratedRow>, TrainError> {
+    let GenerateRequest {
+        n,
+        batch_size,
+        prefix,
+        settings,
+        seed,
+    } = request;
+    let (n, batch_size, seed) = (*n, *batch_size, *seed);
+    if batch_size == 0 {
+        return Err(TrainError::Invalid("batch size must be at least 1".into()));
+    }
+    let mut prompt = run
+        .vocab
+        .encode(prefix)
+        .map_err(|e| TrainError::Invalid(format!("--prefix: {e}")))?;
+    prompt.pop(); // <eos>
+    debug_assert_eq!(prompt[0], BOS);
+    if prompt.len() >= run.model.max_len() {
+        return Err(TrainError::Invalid(format!(
+            "--prefix {prefix:?} fills the model's {} positions",
+            run.model.max_len()
+        )));
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut rows = Vec::with_capacity(n);
+    while rows.len() < n {
+        let b = batch_size.min(n - rows.len());
+        let prompts = vec![prompt.clone(); b];
+        let samples = sample_batch(&run.model, &prompts, settings, &mut rng, device)
+            .map_err(TrainError::Invalid)?;
+        for tokens in samples {
+            rows.push(check(run, prefix, &tokens));
+        }
+        progress(rows.len());
+    }
+    Ok(rows)
+}
+
+fn check(run: &GptRun, prefix: &str, tokens: &[u32]) -> GeneratedRow {
+    let row = |smiles: String, reason: String| GeneratedRow {
+        smiles,
+        valid: false,
+        canonical: String::new(),
+        reason,
+    };
+    let ended = tokens.last() == Some(&EOS);
+    let body = match run.vocab.decode(tokens) {
+        Ok(body) => body,
+        Err(e) => return row(format!("{prefix}{}", e_partial(&e)), e.to_string()),
+    };
+    let smiles = format!("{prefix}{body}");
+    if !ended {
+        return row(
+            smiles,
+            format!(
+                "no <eos> within the model's {} positions",
+                run.model.max_len()
+            ),
+        );
+    }
+    match Molecule::from_smiles(&smiles).and_then(|m| canonical_smiles(&m)) {
+        Ok(canonical) => GeneratedRow {
+            smiles,
+            valid: true,
+            canonical,
+            reason: String::new(),
+        },
+        Err(e) => row(smiles, e.to_string()),
+    }
+}
+
+fn e_partial(e: &mol_featurize::TokenizeError) -> String {
+    match e {
+        mol_featurize::TokenizeError::BadId { partial, .. } => partial.clone(),
+        _ => String::new(),
+    }
+}
+
+/// [`GenerationSummary`] of `rows` against the canonical SMILES of the training corpus
+/// `train` (the rows' own canonical SMILES are compared as they are).
+pub fn summarize(
+    rows: &[GeneratedRow],
+    train: &HashSet<String>,
+    seconds: f64,
+) -> GenerationSummary {
+    let valid: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.valid)
+        .map(|r| r.canonical.as_str())
+        .collect();
+    let unique: HashSet<&str> = valid.iter().copied().collect();
+    let share = |a: usize, b: usize| {
+        if b == 0 {
+            f64::NAN
+        } else {
+            a as f64 / b as f64
+        }
+    };
+    let novel = unique.iter().filter(|s| !train.contains(**s)).count();
+    GenerationSummary {
+        n: rows.len(),
+        valid: share(valid.len(), rows.len()),
+        unique: share(unique.len(), valid.len()),
+        novelty: if train.is_empty() {
+            f64::NAN
+        } else {
+            share(novel, unique.len())
+        },
+        seconds,
+    }
+}
+
+/// Canonical SMILES of the run's training corpus (rows that do not parse left out).
+///
+/// # Errors
+/// An unreadable corpus.
+pub fn corpus_canonical(run: &GptRun) -> Result<HashSet<String>, TrainError> {
+    Ok(run
+        .spec
+        .corpus
+        .read()?
+        .into_iter()
+        .filter_map(|(_, s)| {
+            Molecule::from_smiles(&s)
+                .and_then(|m| canonical_smiles(&m))
+                .ok()
+        })
+        .collect())
+}

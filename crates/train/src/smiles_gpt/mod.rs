@@ -1,0 +1,223 @@
+//! The SMILES generator's runs: training on a column of SMILES through the one engine,
+//! and sampling molecules from a trained run ([`generate`]).
+//!
+//! A run folder holds `run.json` ([`GptRunSpec`], `kind: "smiles-gpt"`), `vocab.json`
+//! (the [`SmilesVocab`] built from the corpus), `skipped.json` (rows left out and why),
+//! `best_model.bpk` (the epoch of lowest validation loss), `metrics.json`
+//! ([`GptTrainSummary`]) and the engine's logs and checkpoints.
+
+mod data;
+pub mod generate;
+mod step;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use burn::prelude::*;
+use models::{SmilesGpt, SmilesGptConfig};
+use mol_featurize::SmilesVocab;
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use serde::{Deserialize, Serialize};
+
+pub use data::{SkippedSmiles, SmilesCorpus, encode_rows};
+pub use generate::{GenerateRequest, GeneratedRow, GenerationSummary, generate};
+pub use step::{GptBatch, GptBatcher, GptLearner};
+
+use crate::checkpoint::write_json;
+use crate::engine::fused_adam::FusedAdamConfig;
+use crate::engine::schedule::WarmupLinear;
+use crate::engine::{self, FitSettings, Selection};
+use crate::error::TrainError;
+use crate::run_control::RunControl;
+use crate::run_kind::RunKind;
+use crate::run_spec::TrainOptions;
+
+/// Settings of a generator run (`run.json`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GptRunSpec {
+    /// Always [`RunKind::SmilesGpt`].
+    pub kind: RunKind,
+    /// Training SMILES.
+    pub corpus: SmilesCorpus,
+    /// Model (its `vocab_size` is set from the corpus's vocabulary).
+    pub model: SmilesGptConfig,
+    /// Epochs, batch size, peak learning rate (linear warm-up over `warmup_fraction` of
+    /// the steps, then linear decay), patience, seed.
+    pub train: TrainOptions,
+    /// Share of the sequences held out for the validation loss (at least one).
+    pub valid_fraction: f64,
+}
+
+/// `metrics.json` of a generator run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GptTrainSummary {
+    /// Sequences trained on.
+    pub n_train: usize,
+    /// Sequences held out.
+    pub n_valid: usize,
+    /// Rows left out (`skipped.json`).
+    pub n_skipped: usize,
+    /// Vocabulary size, specials included.
+    pub vocab_size: usize,
+    /// Trainable parameters.
+    pub num_params: usize,
+    /// Epoch of the lowest validation loss (its weights are `best_model.bpk`).
+    pub best_epoch: usize,
+    /// Mean validation cross-entropy per token (nats) at `best_epoch`.
+    pub best_valid_loss: f64,
+    /// Training seconds (resumed invocations added up).
+    pub train_seconds: f64,
+}
+
+/// Trains a SMILES generator: reads the corpus, builds the vocabulary, leaves out the
+/// rows that cannot be encoded or are longer than `max_len` (written to `skipped.json`,
+/// counted on stderr), holds out `valid_fraction` of the rest (seeded shuffle), and
+/// trains on next-token cross-entropy with the engine (resume, devices, progress).
+///
+/// # Errors
+/// An unreadable corpus, fewer than two usable rows, invalid settings, training errors.
+pub fn train_smiles_gpt(
+    spec: &GptRunSpec,
+    run_dir: &Path,
+    control: &RunControl,
+    device: &Device,
+) -> Result<GptTrainSummary, TrainError> {
+    if !(spec.valid_fraction > 0.0 && spec.valid_fraction < 1.0) {
+        return Err(TrainError::Invalid(format!(
+            "valid fraction {} is not between 0 and 1",
+            spec.valid_fraction
+        )));
+    }
+    spec.model.pattern.validate().map_err(TrainError::Invalid)?;
+    std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
+    let rows = spec.corpus.read()?;
+    let (vocab, _) = SmilesVocab::build(rows.iter().map(|(_, s)| s.as_str()));
+    let (mut sequences, skipped) = encode_rows(&rows, &vocab, spec.model.max_len);
+    write_json(&run_dir.join("skipped.json"), &skipped)?;
+    if !skipped.is_empty() && control.progress != engine::Progress::Quiet {
+        eprintln!(
+            "smiles-gpt: {} of {} rows left out (skipped.json); first: row {}: {}",
+            skipped.len(),
+            rows.len(),
+            skipped[0].row,
+            skipped[0].reason
+        );
+    }
+    if sequences.len() < 2 {
+        return Err(TrainError::Invalid(format!(
+            "{}: {} usable SMILES; training needs at least 2",
+            spec.corpus.path.display(),
+            sequences.len()
+        )));
+    }
+    let model_config = SmilesGptConfig {
+        vocab_size: vocab.len(),
+        ..spec.model.clone()
+    };
+    let spec = GptRunSpec {
+        model: model_config.clone(),
+        ..spec.clone()
+    };
+    write_json(&run_dir.join("run.json"), &spec)?;
+    write_json(&run_dir.join("vocab.json"), &vocab)?;
+    sequences.shuffle(&mut StdRng::seed_from_u64(spec.train.seed));
+    let n_valid = ((sequences.len() as f64 * spec.valid_fraction).round() as usize)
+        .clamp(1, sequences.len() - 1);
+    let valid = sequences.split_off(sequences.len() - n_valid);
+    let devices = control.devices_or(device);
+    let ad = devices.main().clone().autodiff();
+    ad.seed(spec.train.seed);
+    let model = model_config.init(&ad);
+    let num_params = model.num_params();
+    let settings = FitSettings::supervised(run_dir, &spec.train, control, devices, Selection::Loss);
+    let total_steps = settings.steps_per_epoch(sequences.len()) * spec.train.epochs;
+    let warmup = ((total_steps as f64 * spec.train.warmup_fraction) as usize).max(1);
+    let n_train = sequences.len();
+    let outcome = engine::fit(
+        GptLearner { model },
+        FusedAdamConfig::new().init(),
+        WarmupLinear::new(spec.train.learning_rate, warmup, total_steps.max(1)).into(),
+        Arc::new(sequences),
+        GptBatcher,
+        Arc::new(valid),
+        GptBatcher,
+        &settings,
+    )?;
+    engine::keep_best(
+        GptLearner {
+            model: model_config.init(device),
+        },
+        |l| l.model,
+        run_dir,
+        outcome.best_epoch,
+    )?;
+    let summary = GptTrainSummary {
+        n_train,
+        n_valid,
+        n_skipped: skipped.len(),
+        vocab_size: vocab.len(),
+        num_params,
+        best_epoch: outcome.best_epoch,
+        best_valid_loss: outcome
+            .history
+            .get(outcome.best_epoch - 1)
+            .map_or(f64::NAN, |h| h.valid_loss),
+        train_seconds: outcome.train_seconds,
+    };
+    write_json(&run_dir.join("metrics.json"), &summary)?;
+    Ok(summary)
+}
+
+/// A trained generator: its spec, vocabulary and best model on `device`.
+#[derive(Debug)]
+pub struct GptRun {
+    /// `run.json`.
+    pub spec: GptRunSpec,
+    /// `vocab.json`.
+    pub vocab: SmilesVocab,
+    /// `best_model.bpk`.
+    pub model: SmilesGpt,
+}
+
+impl GptRun {
+    /// Opens the generator run in `run_dir`.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] naming the file that is missing or unreadable, or a run
+    /// of another kind.
+    pub fn open(run_dir: &Path, device: &Device) -> Result<Self, TrainError> {
+        let read = |file: &str| -> Result<String, TrainError> {
+            let path = run_dir.join(file);
+            std::fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
+                path,
+                reason: e.to_string(),
+            })
+        };
+        let bad = |file: &str, reason: String| TrainError::Checkpoint {
+            path: run_dir.join(file),
+            reason,
+        };
+        let spec: GptRunSpec = serde_json::from_str(&read("run.json")?)
+            .map_err(|e| bad("run.json", format!("not a smiles-gpt run: {e}")))?;
+        if spec.kind != RunKind::SmilesGpt {
+            return Err(bad(
+                "run.json",
+                format!("a {} run, not smiles-gpt", spec.kind),
+            ));
+        }
+        let vocab: SmilesVocab = serde_json::from_str(&read("vocab.json")?)
+            .map_err(|e| bad("vocab.json", e.to_string()))?;
+        let path = run_dir.join("best_model.bpk");
+        let model =
+            spec.model
+                .init(device)
+                .try_load_file(&path)
+                .map_err(|e| TrainError::Checkpoint {
+                    path: path.clone(),
+                    reason: format!("{e:?}"),
+                })?;
+        Ok(Self { spec, vocab, model })
+    }
+}
