@@ -150,7 +150,9 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
     };
     match kind {
         RunKind::SmilesGpt => {
-            bail!("smiles-gpt reads SMILES tokens (vocab.json of its run), not molecule features")
+            anyhow::bail!(
+                "smiles-gpt reads SMILES tokens (vocab.json of its run), not molecule features"
+            )
         }
         RunKind::Mat => {
             let featurizer = match &args.run {
