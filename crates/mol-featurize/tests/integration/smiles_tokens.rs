@@ -42,3 +42,29 @@ fn every_dataset_smiles_round_trips_through_tokens_and_vocabulary() {
     // Bracket atoms make most of the vocabulary; the organic subset alone would be ~30.
     assert!((40..200).contains(&vocab.len()), "{}", vocab.len());
 }
+
+/// The same round trip on MOSES's three sets (1,936,962 SMILES; `cargo xtask data moses`
+/// writes them). Ignored in CI (the sets are a 52 MB download); run it with
+/// `MOLATTN_MOSES=~/.cache/molattn/moses cargo test ... -- --ignored moses`.
+#[test]
+#[ignore = "needs MOSES's sets: cargo xtask data moses, then MOLATTN_MOSES=<its folder>"]
+fn every_moses_smiles_round_trips() {
+    let dir = std::path::PathBuf::from(std::env::var_os("MOLATTN_MOSES").expect("MOLATTN_MOSES"));
+    let mut all = Vec::new();
+    for split in ["train", "test", "test_scaffolds"] {
+        let text = std::fs::read_to_string(dir.join(format!("{split}.csv"))).unwrap();
+        all.extend(
+            text.lines()
+                .skip(1)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string),
+        );
+    }
+    assert_eq!(all.len(), 1_584_663 + 176_074 + 176_225);
+    let (vocab, skipped) = SmilesVocab::build(all.iter().map(String::as_str));
+    assert!(skipped.is_empty(), "{:?}", &skipped[..skipped.len().min(5)]);
+    for s in &all {
+        assert_eq!(vocab.decode(&vocab.encode(s).unwrap()).unwrap(), *s);
+    }
+    eprintln!("MOSES vocabulary: {} tokens", vocab.len());
+}
