@@ -23,14 +23,21 @@
 //! For SMILES language models, [`smiles_tokenizer`] splits a SMILES into the regex tokens
 //! of MolGPT and maps them through a [`SmilesVocab`] built from training data.
 //!
+//! For the MOSES generation metrics, [`morgan`] (RDKit's Morgan bit vectors),
+//! [`brics`] (RDKit's BRICS fragments), [`scaffold::moses_scaffold`] and
+//! [`moses_filters`] (MCF and PAINS alerts) give the per-molecule pieces, and
+//! [`chemnet_input`] ChemNet's one-hot SMILES for the FCD.
+//!
 //! [`dataset::featurize_all`] runs steps 1-3 over many SMILES in parallel (rayon) with
 //! a progress bar and a report of every molecule that was skipped and why.
 
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod brics;
 pub mod cache;
 pub mod canonical;
+pub mod chemnet_input;
 pub mod conformer;
 pub mod coordinate_match;
 pub mod dataset;
@@ -41,6 +48,8 @@ pub mod fuzz;
 pub mod graphormer;
 pub mod mat;
 pub mod molecule;
+pub mod morgan;
+pub mod moses_filters;
 pub mod profile;
 pub mod rdkit_rules;
 pub mod reference;
@@ -66,6 +75,7 @@ pub use graphormer::{
 };
 pub use mat::{ChargeEncoding, MatFeatures, MatFeaturizer};
 pub use molecule::{Atom, Bond, BondOrder, Molecule};
+pub use morgan::MorganFingerprint;
 pub use smiles_tokenizer::{SmilesVocab, tokenize};
 
 /// Version of this featurizer crate (recorded in exported models' metadata so a consumer

@@ -22,6 +22,27 @@ pub fn bemis_murcko_scaffold(mol: &Molecule) -> Result<String, FeaturizeError> {
     })
 }
 
+/// The scaffold MOSES counts for its Scaf metric (`moses/metrics/utils.py`:
+/// `compute_scaffold`, `min_rings=2`): the Bemis-Murcko scaffold's canonical SMILES when
+/// it has at least `min_rings` rings (RDKit's `NumRings`, its symmetrized SSSR), `None`
+/// otherwise (acyclic molecules included).
+///
+/// # Errors
+/// As [`bemis_murcko_scaffold`], or [`FeaturizeError::Unsupported`] if the scaffold's
+/// SMILES does not read back.
+pub fn moses_scaffold(mol: &Molecule, min_rings: usize) -> Result<Option<String>, FeaturizeError> {
+    let scaffold = bemis_murcko_scaffold(mol)?;
+    if scaffold.is_empty() {
+        return Ok(None);
+    }
+    let parsed = chematic::smiles::parse(&scaffold).map_err(|e| FeaturizeError::Unsupported {
+        smiles: mol.smiles().to_string(),
+        reason: format!("scaffold {scaffold}: {e}"),
+    })?;
+    let rings = guard(mol.smiles(), || Ok(chematic_chem::rdkit_num_rings(&parsed)))?;
+    Ok((rings >= min_rings).then_some(scaffold))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -36,5 +57,21 @@ mod tests {
         assert_eq!(scaffold("CCc1ccccc1"), "c1ccccc1");
         assert_eq!(scaffold("c1ccccc1CCc1ccncc1"), "c1ccc(CCc2ccncc2)cc1");
         assert_eq!(scaffold("CCO"), "");
+    }
+
+    #[test]
+    fn moses_keeps_scaffolds_of_two_rings_or_more() {
+        // molsets 0.3.1 compute_scaffold(s) with RDKit 2026.09.
+        let moses = |s: &str| moses_scaffold(&Molecule::from_smiles(s).unwrap(), 2).unwrap();
+        assert_eq!(moses("CCc1ccccc1"), None);
+        assert_eq!(
+            moses("c1ccccc1CCc1ccncc1").as_deref(),
+            Some("c1ccc(CCc2ccncc2)cc1")
+        );
+        assert_eq!(moses("CCO"), None);
+        assert_eq!(
+            moses("O=C(O)c1ccc2ccccc2c1").as_deref(),
+            Some("c1ccc2ccccc2c1")
+        );
     }
 }

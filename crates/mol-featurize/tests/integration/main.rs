@@ -4,6 +4,7 @@
 
 mod bad_records;
 mod edge_cases;
+mod moses_molecules;
 mod ogb_fixtures;
 mod rdkit_fixtures;
 mod smiles_fuzz;
