@@ -57,6 +57,9 @@ enum Command {
     /// Sample molecules from a trained SMILES generator (`train --model smiles-gpt`):
     /// a CSV of SMILES with validity and reasons; prints valid / unique / novel shares.
     Generate(commands::generate::GenerateArgs),
+    /// The MOSES metrics (valid, unique@k, SNN, Frag, Scaf, IntDiv, Filters, novelty) of
+    /// generated SMILES against MOSES's test sets (`data moses`) or your own.
+    MosesMetrics(commands::moses_metrics::MosesMetricsArgs),
     /// Predict with a trained run.
     Predict(commands::predict::PredictArgs),
     /// Train a small MAT on FreeSolv and predict a few molecules (the README's main job).
@@ -104,6 +107,7 @@ fn main() -> Result<()> {
         Command::Pretrain(args) => commands::pretrain::run(args),
         Command::Predict(args) => commands::predict::run(args),
         Command::Generate(args) => commands::generate::run(args),
+        Command::MosesMetrics(args) => commands::moses_metrics::run(args),
         Command::Demo(args) => commands::demo::run(args),
         Command::Parity(args) => commands::parity::run(args),
         Command::Export(args) => commands::export::run_args(args),

@@ -8,12 +8,15 @@
 //!   3D channels, regression and 3D denoising heads.
 //! - [`smiles_gpt`]: the SMILES generator, a GPT-style causal Transformer over SMILES
 //!   tokens (MolGPT's architecture) with KV-cached decoding and top-k sampling.
+//! - [`chemnet`]: ChemNet, the network of the Fréchet ChemNet Distance (MOSES's FCD),
+//!   with fcd_torch's weights.
 //! - [`load`]: the error type of the reference-checkpoint loaders.
 //!
 //! Models are backend-agnostic: build them on any [`burn::tensor::Device`].
 
 #![warn(missing_docs)]
 
+pub mod chemnet;
 pub mod load;
 pub mod mat;
 pub mod msa;

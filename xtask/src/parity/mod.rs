@@ -8,6 +8,7 @@ mod featurization;
 mod fixture;
 mod global_attention;
 pub mod mat;
+mod moses;
 #[cfg(feature = "onnx")]
 mod onnx;
 pub mod prng;
@@ -103,6 +104,7 @@ pub fn run(options: &ParityOptions) -> anyhow::Result<bool> {
     rows.extend(global_attention::rows(&fixtures)?);
     rows.extend(biased_mha::rows(&fixtures)?);
     rows.extend(transformer_m::rows(&fixtures)?);
+    rows.extend(moses::rows(&fixtures)?);
     #[cfg(feature = "onnx")]
     rows.extend(transformer_m::onnx_rows(&fixtures)?);
     #[cfg(not(feature = "onnx"))]
@@ -171,8 +173,9 @@ fn write_doc(path: &Path, table: &str, edge_cases: &str, fuzz: &str) -> anyhow::
          PyTorch MAT in its module tree (`fixtures/gen/mat_reference.py`, equal to the original\n\
          on every output), RDKit (`fixtures/gen/mat_features.py`, `fixtures/gen/dataset_reference.py`),\n\
          our JAX + dm-haiku AlphaFold global attention (`fixtures/gen/global_attention_reference.py`),\n\
-         DGL 2.1.0's BiasedMHA (`fixtures/gen/biased_mha_reference.py`) and the original\n\
-         lsj2408/Transformer-M code (`fixtures/gen/transformer_m_original.py`).\n\
+         DGL 2.1.0's BiasedMHA (`fixtures/gen/biased_mha_reference.py`), the original\n\
+         lsj2408/Transformer-M code (`fixtures/gen/transformer_m_original.py`) and the MOSES\n\
+         metrics of the `moses` package, molsets 0.3.1 (`fixtures/gen/moses_metrics_reference.py`).\n\
          Parity runs use the featurizer's `reference_compat` option (reference quirks on).\n\
          Versions: molattn {molattn}, mol-featurize {featurize}, Burn 0.22.1, chematic 1.2.1 (chematic-3d ETKDG, chematic-ff UFF) (Cargo.lock).\n\n\
          {table}\n\

@@ -2,6 +2,7 @@
 //! own compile and link step (for the crates above mol-featurize, a link of all of
 //! Burn), so one per crate instead of one per file (docs/BUILD.md).
 
+mod moses_metrics;
 mod pipeline;
 mod smiles_gpt;
 mod structure_table;

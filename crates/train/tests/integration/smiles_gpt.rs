@@ -65,6 +65,27 @@ fn spec(path: PathBuf) -> GptRunSpec {
     }
 }
 
+fn moses_of(rows: &[train::smiles_gpt::GeneratedRow]) -> train::moses_metrics::MosesMetrics {
+    use train::moses_metrics::{Reference, SetStats, moses_metrics};
+    let test: Vec<String> = std::fs::read_to_string(
+        crate::manifest_dir().join("../../fixtures/moses_metrics/test.smi"),
+    )
+    .unwrap()
+    .lines()
+    .take(200)
+    .map(str::to_string)
+    .collect();
+    let stats = SetStats::compute(&test, false, |_| {});
+    let reference = Reference {
+        name: "Test",
+        stats: &stats,
+        chemnet: None,
+    };
+    let generated: Vec<String> = rows.iter().map(|r| r.smiles.clone()).collect();
+    let train = test.iter().cloned().collect();
+    moses_metrics(&generated, &[reference], Some(&train), &[10], None, |_| {})
+}
+
 #[test]
 fn tiny_generator_trains_samples_and_is_reproducible() {
     let _rng = crate::rng_exclusive();
@@ -122,7 +143,28 @@ fn tiny_generator_trains_samples_and_is_reproducible() {
             assert_eq!(row.valid, row.reason.is_empty(), "{row:?}");
             assert_eq!(row.valid, !row.canonical.is_empty(), "{row:?}");
         }
-        samples.push(rows);
+        // The MOSES metrics of the samples against 200 MOSES test SMILES: every key, the
+        // valid share of the rows.
+        let metrics = moses_of(&rows);
+        let keys: Vec<&str> = metrics.values.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "valid",
+                "unique@10",
+                "SNN/Test",
+                "Frag/Test",
+                "Scaf/Test",
+                "IntDiv",
+                "IntDiv2",
+                "Filters",
+                "Novelty"
+            ]
+        );
+        let valid = rows.iter().filter(|r| r.valid).count();
+        assert_eq!(metrics.get("valid"), Some(valid as f64 / 20.0));
+        assert_eq!(metrics.n_valid, valid);
+        samples.push((rows, format!("{:?}", metrics.values)));
     }
     assert_eq!(samples[0], samples[1]);
     let _ = std::fs::remove_dir_all(&dir);
