@@ -10,6 +10,7 @@ use mol_featurize::smiles_tokenizer::{BOS, EOS};
 use mol_featurize::{Molecule, canonical_smiles};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::GptRun;
@@ -186,7 +187,8 @@ pub fn summarize(
     }
 }
 
-/// Canonical SMILES of the run's training corpus (rows that do not parse left out).
+/// Canonical SMILES of the run's training corpus (rows that do not parse left out), parsed
+/// on rayon's threads (a MOSES corpus is hundreds of thousands of SMILES).
 ///
 /// # Errors
 /// An unreadable corpus.
@@ -195,7 +197,7 @@ pub fn corpus_canonical(run: &GptRun) -> Result<HashSet<String>, TrainError> {
         .spec
         .corpus
         .read()?
-        .into_iter()
+        .into_par_iter()
         .filter_map(|(_, s)| {
             Molecule::from_smiles(&s)
                 .and_then(|m| canonical_smiles(&m))
