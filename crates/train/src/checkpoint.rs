@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 
 use crate::error::TrainError;
 
-/// Writes a file atomically (temporary file in the same directory, then rename).
+/// Writes a file atomically (temporary file in the same directory, named by this process so
+/// that two processes writing the same file do not share it, then rename).
 ///
 /// # Errors
 /// [`TrainError::Io`] naming the path.
 pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
     let mut tmp = path.as_os_str().to_os_string();
-    tmp.push(".tmp");
+    tmp.push(format!(".tmp.{}", std::process::id()));
     let tmp = PathBuf::from(tmp);
     fs::write(&tmp, bytes).map_err(|e| TrainError::io(&tmp, e))?;
     fs::rename(&tmp, path).map_err(|e| TrainError::io(path, e))

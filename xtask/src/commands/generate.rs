@@ -61,6 +61,9 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         bail!("--top-k must be at least 1");
     }
     let device = args.engine.main_device()?;
+    if args.moses {
+        super::moses_metrics::check_inputs(&args.sets)?;
+    }
     let run = GptRun::open(&args.run, &device)?;
     if args.out == run.spec.corpus.path {
         bail!("--out {} is the run's training corpus", args.out.display());

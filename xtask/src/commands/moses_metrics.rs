@@ -30,7 +30,8 @@ pub struct BenchmarkArgs {
     #[arg(long, default_value = "SMILES")]
     pub set_column: String,
     /// The k of unique@k.
-    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_UNIQUE_K)]
+    #[arg(long, value_delimiter = ',', default_values_t = DEFAULT_UNIQUE_K,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub unique_k: Vec<usize>,
     /// Cache root (MOSES's files, ChemNet's weights and the reference statistics live
     /// under `moses/`).
@@ -42,7 +43,7 @@ pub struct BenchmarkArgs {
     /// ChemNet statistics of each reference set over a seeded sample of this many
     /// molecules instead of all of them (MOSES's test sets: 176k each, about 0.2 GFLOP of
     /// ChemNet a molecule); the JSON notes it.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
     pub fcd_reference_size: Option<usize>,
 }
 
@@ -69,18 +70,18 @@ pub struct MosesMetricsArgs {
 /// Runs `moses-metrics`.
 ///
 /// # Errors
-/// Unreadable files (MOSES's missing: run `cargo xtask data moses`), I/O.
+/// Unreadable files (MOSES's missing: run `cargo xtask data moses`), an empty `--gen`, I/O.
 pub fn run(args: MosesMetricsArgs) -> Result<()> {
     let generated = read_smiles(&args.generated, &args.smiles_column)?;
+    if generated.is_empty() {
+        anyhow::bail!("{}: no rows to score", args.generated.display());
+    }
     let metrics = score(&generated, &args.sets, &args.device.device()?)?;
     report(&metrics, args.out.as_deref())
 }
 
-/// Scores `generated` against the sets of `args`, with progress bars; ChemNet runs on `device`.
-///
-/// # Errors
-/// As [`run`], and ChemNet's weights missing or unreadable (without `--no-fcd`).
-pub fn score(generated: &[String], args: &BenchmarkArgs, device: &Device) -> Result<MosesMetrics> {
+/// The reference and training files of `args` (MOSES's in the cache unless given).
+fn set_files(args: &BenchmarkArgs) -> SetFiles {
     let root = cache_dir(args.cache.clone()).join("moses");
     let mut files = SetFiles::moses(&root);
     if let Some(p) = &args.test {
@@ -93,6 +94,16 @@ pub fn score(generated: &[String], args: &BenchmarkArgs, device: &Device) -> Res
         files.train = Some(p.clone());
     }
     files.smiles_column = args.set_column.clone();
+    files
+}
+
+/// Checks that every file [`score`] reads exists, so that `generate --moses` fails before
+/// it samples rather than after.
+///
+/// # Errors
+/// The first missing file, with the command that makes it.
+pub fn check_inputs(args: &BenchmarkArgs) -> Result<()> {
+    let files = set_files(args);
     for path in files.references.iter().map(|(_, p)| p).chain(&files.train) {
         if !path.exists() {
             anyhow::bail!(
@@ -102,6 +113,25 @@ pub fn score(generated: &[String], args: &BenchmarkArgs, device: &Device) -> Res
             );
         }
     }
+    let weights = chemnet_weights(&cache_dir(args.cache.clone()));
+    if !args.no_fcd && !weights.exists() {
+        anyhow::bail!(
+            "{} is missing: `cargo xtask data chemnet` fetches it (or pass --no-fcd)",
+            weights.display()
+        );
+    }
+    Ok(())
+}
+
+/// Scores `generated` against the sets of `args`, with progress bars; ChemNet runs on
+/// `device`.
+///
+/// # Errors
+/// As [`run`], and ChemNet's weights missing or unreadable (without `--no-fcd`).
+pub fn score(generated: &[String], args: &BenchmarkArgs, device: &Device) -> Result<MosesMetrics> {
+    check_inputs(args)?;
+    let files = set_files(args);
+    let root = cache_dir(args.cache.clone()).join("moses");
     let bar = |len: usize, what: &str| -> Result<indicatif::ProgressBar> {
         let bar = indicatif::ProgressBar::new(len as u64).with_style(
             indicatif::ProgressStyle::with_template(
@@ -115,12 +145,6 @@ pub fn score(generated: &[String], args: &BenchmarkArgs, device: &Device) -> Res
         None
     } else {
         let weights = chemnet_weights(&cache_dir(args.cache.clone()));
-        if !weights.exists() {
-            anyhow::bail!(
-                "{} is missing: `cargo xtask data moses` fetches it (or pass --no-fcd)",
-                weights.display()
-            );
-        }
         Some((
             ChemNet::new(device).load_fcd_torch(&weights)?,
             device.clone(),

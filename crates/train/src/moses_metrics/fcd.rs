@@ -97,8 +97,10 @@ impl ChemNetStats {
         }
     }
 
-    /// [`ChemNetStats::compute`] kept in `cache_dir` (keyed by the SMILES list, as the
-    /// other reference statistics).
+    /// [`ChemNetStats::compute`] kept in `cache_dir` (keyed by the SMILES list and the
+    /// statistics version, as the other reference statistics; the weights are fcd_torch
+    /// 1.0.7's, SHA-256 checked when fetched). A cached file of the wrong shape is
+    /// recomputed.
     ///
     /// # Errors
     /// A cache file that cannot be written.
@@ -113,6 +115,11 @@ impl ChemNetStats {
         if let Some(stats) = std::fs::read(&path)
             .ok()
             .and_then(|b| serde_json::from_slice::<ChemNetStats>(&b).ok())
+            .filter(|s| {
+                s.mu.len() == CHEMNET_WIDTH
+                    && s.sigma.len() == CHEMNET_WIDTH * CHEMNET_WIDTH
+                    && s.n + s.failures.len() == smiles.len()
+            })
         {
             progress(smiles.len());
             return Ok(stats);
@@ -138,8 +145,15 @@ pub fn mean_and_covariance(x: &[f32], n: usize, d: usize) -> (Vec<f64>, Vec<f64>
         }
     }
     mu.iter_mut().for_each(|m| *m /= n as f64);
-    let centred = DMatrix::from_fn(n, d, |i, j| f64::from(x[i * d + j]) - mu[j]);
-    let cov = centred.transpose() * &centred / (n as f64 - 1.0);
+    // Summed over blocks of rows: an [n, d] f64 copy of MOSES's 176k x 512 activations would
+    // be 720 MB.
+    let mut cov = DMatrix::<f64>::zeros(d, d);
+    for block in x[..n * d].chunks(4096 * d) {
+        let rows = block.len() / d;
+        let centred = DMatrix::from_fn(rows, d, |i, j| f64::from(block[i * d + j]) - mu[j]);
+        cov += centred.tr_mul(&centred);
+    }
+    let cov = cov / (n as f64 - 1.0);
     let sigma = (0..d * d).map(|k| cov[(k / d, k % d)]).collect();
     (mu, sigma)
 }

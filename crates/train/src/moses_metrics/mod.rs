@@ -10,8 +10,9 @@
 //!   radius 2, 1024 bits) to a reference molecule;
 //! - `Frag/<ref>`, `Scaf/<ref>`: cosine similarity of the BRICS-fragment and the
 //!   scaffold (two rings or more) count tables of the valid samples and the reference;
-//! - `IntDiv`, `IntDiv2`: 1 minus the mean (resp. root mean square) Tanimoto similarity
-//!   over all pairs of valid samples, self-pairs and duplicates included;
+//! - `IntDiv`, `IntDiv2`: 1 minus the mean over valid samples of their mean Tanimoto
+//!   similarity to all valid samples (resp. of its root mean square: `mean_x sqrt(mean_y
+//!   T(x, y)^2)`), self-pairs and duplicates included;
 //! - `Filters`: the share of valid samples that pass MCF, PAINS and MOSES's atom, charge
 //!   and ring rules;
 //! - `Novelty`: the share of distinct valid canonical SMILES that are not a training SMILES
@@ -118,14 +119,30 @@ impl Serialize for MosesMetrics {
 }
 
 /// The canonical SMILES of `smiles`, `None` where it is not a molecule (MOSES's
-/// `canonic_smiles`: RDKit's `MolFromSmiles` + `SanitizeMol` + `MolToSmiles`).
+/// `canonic_smiles`: RDKit's `MolFromSmiles` + `SanitizeMol` + `MolToSmiles`). A molecule
+/// the RDKit port cannot handle is `None` here too: [`classify`] tells the two apart.
 pub fn canonic_smiles(smiles: &str) -> Option<String> {
+    classify(smiles).ok().flatten()
+}
+
+/// `Ok(Some(canonical SMILES))` for a molecule, `Ok(None)` for what RDKit rejects (empty,
+/// bad syntax, failed sanitisation), and `Err` naming the reason where the RDKit port
+/// cannot handle an input RDKit may accept (no heavy atom, an unsupported feature, an
+/// internal error): such samples are counted invalid and reported, never dropped
+/// silently.
+pub fn classify(smiles: &str) -> Result<Option<String>, MetricFailure> {
     if smiles.is_empty() {
-        return None;
+        return Ok(None);
     }
-    Molecule::from_smiles(smiles)
-        .and_then(|m| canonical_smiles(&m))
-        .ok()
+    match Molecule::from_smiles(smiles).and_then(|m| canonical_smiles(&m)) {
+        Ok(canonical) => Ok(Some(canonical)),
+        Err(e) if matches!(e.kind(), "parse" | "sanitize") => Ok(None),
+        Err(e) => Err(MetricFailure {
+            smiles: smiles.to_string(),
+            part: "molecule".into(),
+            reason: format!("{e} (counted invalid: the RDKit port cannot tell)"),
+        }),
+    }
 }
 
 /// The MOSES metrics of `generated` against `references` (SNN, Frag, Scaf for each) and, for
@@ -141,8 +158,17 @@ pub fn moses_metrics(
     chemnet: Option<(&ChemNet, &Device)>,
     progress: impl Fn(usize) + Sync,
 ) -> MosesMetrics {
-    let canonical: Vec<Option<String>> = generated.par_iter().map(|s| canonic_smiles(s)).collect();
-    let valid: Vec<String> = canonical.into_iter().flatten().collect();
+    let classified: Vec<Result<Option<String>, MetricFailure>> =
+        generated.par_iter().map(|s| classify(s)).collect();
+    let mut unclassified = Vec::new();
+    let mut valid = Vec::new();
+    for c in classified {
+        match c {
+            Ok(Some(canonical)) => valid.push(canonical),
+            Ok(None) => {}
+            Err(failure) => unclassified.push(failure),
+        }
+    }
     let n = generated.len();
     let share = |a: usize, b: usize| {
         if b == 0 {
@@ -203,11 +229,14 @@ pub fn moses_metrics(
         let novel = distinct.iter().filter(|s| !train.contains(**s)).count();
         values.push(("Novelty".to_string(), share(novel, distinct.len())));
     }
+    let mut failures = unclassified;
+    failures.extend(stats.failures);
+    failures.extend(gen_chemnet.into_iter().flat_map(|g| g.failures));
     MosesMetrics {
         n,
         n_valid: valid.len(),
         values,
         notes,
-        failures: stats.failures,
+        failures,
     }
 }

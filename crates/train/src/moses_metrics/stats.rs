@@ -26,9 +26,13 @@ pub const MORGAN_RADIUS: u32 = 2;
 pub const MORGAN_BITS: usize = 1024;
 /// Scaffolds with fewer rings are not counted (`compute_scaffolds(min_rings=2)`).
 pub const SCAFFOLD_MIN_RINGS: usize = 2;
-/// Bumped when the statistics' definition changes (cached files of another version are
-/// recomputed).
-const STATS_VERSION: u32 = 1;
+/// Bumped when the statistics' definition or the code behind them changes (Morgan bits,
+/// BRICS, scaffolds, filters, ChemNet and its input in mol-featurize and models): cached
+/// files of another version are recomputed. The chematic release they run on is part of
+/// the key too ([`cache_key`]).
+pub(crate) const STATS_VERSION: u32 = 2;
+/// The toolkit the per-molecule pieces come from (Cargo.lock pins it).
+const TOOLKIT: &str = "chematic 1.2.1";
 
 /// A molecule, or one of its pieces, that could not be computed: left out of the metric
 /// it feeds and reported.
@@ -230,13 +234,13 @@ impl SetStats {
     }
 }
 
-/// The cache key of a SMILES list: the first 12 bytes of the SHA-256 of the list, the
-/// statistics version and the featurizer version, in hex.
+/// The cache key of a SMILES list: the first 12 bytes, in hex, of the SHA-256 of the list,
+/// the statistics version, the featurizer version and the toolkit's.
 pub(crate) fn cache_key(smiles: &[String]) -> String {
     let mut hash = Sha256::new();
     hash.update(
         format!(
-            "moses-stats v{STATS_VERSION} mol-featurize {}\n",
+            "moses-stats v{STATS_VERSION} mol-featurize {} {TOOLKIT}\n",
             mol_featurize::VERSION
         )
         .as_bytes(),
