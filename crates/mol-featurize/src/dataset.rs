@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::cache::{CachedCoordinates, ConformerCache, cache_key};
 use crate::conformer::{self, CoordinateMethod};
 use crate::error::FeaturizeError;
-use crate::featurizer::Featurizer;
+use crate::featurizer::{Featurizer, within_atom_limit};
 use crate::molecule::{Molecule, guard};
 
 /// One molecule that could not be featurized.
@@ -89,9 +89,10 @@ pub fn featurize_all_cached<F: Featurizer>(
     cache: Option<&ConformerCache>,
 ) -> (Vec<Option<F::Features>>, FeaturizeReport) {
     let options = featurizer.conformer_options();
+    let limit = featurizer.max_atoms();
     let parsed: Vec<Result<Molecule, FeaturizeError>> = smiles
         .par_iter()
-        .map(|s| Molecule::from_smiles(s))
+        .map(|s| Molecule::from_smiles(s).and_then(|m| within_atom_limit(m, limit)))
         .collect();
 
     // Cached coordinates of the parsed molecules.
@@ -286,6 +287,13 @@ pub fn featurize_given<F: Featurizer>(
         .map(|input| {
             let given = input.as_ref().map_err(Clone::clone)?;
             let mol = &given.molecule;
+            if mol.num_atoms() > featurizer.max_atoms() {
+                return Err(FeaturizeError::TooLarge {
+                    smiles: mol.smiles().to_string(),
+                    atoms: mol.num_atoms(),
+                    limit: featurizer.max_atoms(),
+                });
+            }
             if let Some(xyz) = &given.coordinates
                 && xyz.len() != mol.num_atoms()
             {
@@ -347,6 +355,45 @@ pub fn featurize_all_with_coordinates<F: Featurizer>(
 mod tests {
     use super::*;
     use crate::{ConformerOptions, GraphormerFeaturizer, MatFeaturizer};
+
+    /// Issue #37 item 2: a molecule above the heavy-atom limit is skipped with its size
+    /// and the limit, in both entry points, before any conformer or feature is made;
+    /// the rows around it are featurized as before.
+    #[test]
+    fn molecules_above_the_atom_limit_are_skipped_with_the_reason() {
+        let smiles: Vec<String> = ["CCO", "CCCCCC", "CCCCC"].map(String::from).to_vec();
+        let limited = crate::AtomLimit {
+            inner: MatFeaturizer {
+                conformer: ConformerOptions {
+                    method: CoordinateMethod::Topological,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            max_atoms: 5,
+        };
+        let (out, report) = featurize_all(&smiles, &limited, false);
+        assert_eq!(
+            out.iter().map(Option::is_some).collect::<Vec<_>>(),
+            [true, false, true]
+        );
+        assert_eq!(report.skipped.len(), 1);
+        let skip = &report.skipped[0];
+        assert_eq!((skip.row, skip.kind.as_str()), (1, "too-large"));
+        assert!(
+            skip.reason
+                .contains("6 heavy atoms, more than the limit of 5"),
+            "{}",
+            skip.reason
+        );
+        let xyz = vec![None, None, None];
+        let (_, report) = featurize_all_with_coordinates(&smiles, &xyz, &limited);
+        assert_eq!(report.skipped.len(), 1);
+        assert_eq!(report.skipped[0].kind, "too-large");
+        // The default limit lets a 6-atom molecule through.
+        let (out, _) = featurize_all(&smiles, &limited.inner, false);
+        assert!(out.iter().all(Option::is_some));
+    }
 
     /// Coordinates that come with the data: used as given (source `File`), a row whose
     /// coordinates do not fit its molecule is skipped with the reason, `None` is

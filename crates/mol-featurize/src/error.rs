@@ -50,6 +50,21 @@ pub enum FeaturizeError {
         /// What is wrong, naming the record.
         reason: String,
     },
+    /// More heavy atoms than the featurizer's limit ([`crate::Featurizer::max_atoms`]):
+    /// skipped so that one molecule cannot exhaust memory or time (MAT's matrices and
+    /// the shortest paths grow with the square and the cube of the atom count).
+    #[error(
+        "SMILES {smiles:?}: {atoms} heavy atoms, more than the limit of {limit} \
+         (raise it with --max-atoms)"
+    )]
+    TooLarge {
+        /// The input SMILES (or record name).
+        smiles: String,
+        /// Its heavy atoms.
+        atoms: usize,
+        /// The limit.
+        limit: usize,
+    },
     /// A third-party routine panicked on this input; caught and reported instead.
     #[error("SMILES {smiles:?}: internal error: {reason}")]
     Internal {
@@ -69,6 +84,7 @@ impl FeaturizeError {
             FeaturizeError::Unsupported { .. } => "unsupported",
             FeaturizeError::Empty { .. } => "empty",
             FeaturizeError::Internal { .. } => "internal",
+            FeaturizeError::TooLarge { .. } => "too-large",
             FeaturizeError::Record { kind, .. } => kind,
         }
     }

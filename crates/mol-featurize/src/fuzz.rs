@@ -315,14 +315,6 @@ fn mutate_record(record: &str, rng: &mut StdRng) -> String {
     format!("{}\n$$$$\n", lines.join("\n"))
 }
 
-fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".into())
-}
-
 fn internal(e: &FeaturizeError) -> Option<Failure> {
     matches!(e, FeaturizeError::Internal { .. }).then(|| Failure::Panic(e.to_string()))
 }
@@ -352,8 +344,11 @@ fn featurize(mol: &Molecule, coordinates: Option<Vec<[f32; 3]>>) -> Result<(), F
 /// # Errors
 /// The first broken invariant.
 pub fn run(input: &Input) -> Result<Outcome, Failure> {
-    catch_unwind(AssertUnwindSafe(|| run_unguarded(input)))
-        .unwrap_or_else(|payload| Err(Failure::Panic(panic_message(payload))))
+    catch_unwind(AssertUnwindSafe(|| run_unguarded(input))).unwrap_or_else(|payload| {
+        Err(Failure::Panic(crate::molecule::panic_text(
+            payload.as_ref(),
+        )))
+    })
 }
 
 fn run_unguarded(input: &Input) -> Result<Outcome, Failure> {

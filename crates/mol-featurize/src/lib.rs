@@ -69,7 +69,9 @@ pub use dataset::{
     featurize_all_cached, featurize_all_with_coordinates, featurize_given,
 };
 pub use error::{BatchError, FeaturizeError, TokenizeError};
-pub use featurizer::{Featurizer, GraphormerFeaturizer};
+pub use featurizer::{
+    AtomLimit, DEFAULT_MAX_ATOMS, Featurizer, GraphormerFeaturizer, within_atom_limit,
+};
 pub use graphormer::{
     EncodingLimits, GraphormerBatchData, GraphormerFeatures, ShortestPaths, pad_graphormer_batch,
 };

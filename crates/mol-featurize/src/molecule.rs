@@ -447,16 +447,20 @@ pub(crate) fn guard<T>(
     f: impl FnOnce() -> Result<T, FeaturizeError>,
 ) -> Result<T, FeaturizeError> {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|payload| {
-        let reason = payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "panic".to_string());
         Err(FeaturizeError::Internal {
             smiles: smiles.to_string(),
-            reason,
+            reason: panic_text(payload.as_ref()),
         })
     })
+}
+
+/// The message of a caught panic (`"panic"` when it carried none).
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_string())
 }
 
 #[cfg(test)]

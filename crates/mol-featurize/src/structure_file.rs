@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 
 use chematic::mol::sdf::{SdfParseLimits, SdfRecordReader};
@@ -186,6 +187,12 @@ pub fn misfit_bond(
 }
 
 /// [`read_sdf`] on text; `label` names the source in errors.
+///
+/// Records are split at their `$$$$` lines here and each is parsed alone, so a record
+/// the parser rejects (or panics on) costs only that record. Before parsing, a record's
+/// atom block is checked for coordinates that are not finite numbers (`nan`, `inf`:
+/// chematic's V2000 reader accepts them and then panics in its stereo perception) and
+/// for non-bonded heavy atoms closer than [`MIN_BOND_ANGSTROM`].
 pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFileError>> {
     // No cap on the input size or the record count: a large file is read to its end.
     let limits = SdfParseLimits {
@@ -193,14 +200,27 @@ pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFi
         max_records: usize::MAX,
         ..SdfParseLimits::default()
     };
-    SdfRecordReader::with_limits(text, limits)
+    sdf_records(text)
         .enumerate()
-        .map(|(record, parsed)| {
+        .map(|(record, block)| {
             let format = |reason: String| StructureFileError::Format {
                 path: label.to_string(),
                 record,
                 reason,
             };
+            if let Some(reason) = atom_block_problem(block) {
+                return Err(format(reason));
+            }
+            let parsed = catch_unwind(AssertUnwindSafe(|| {
+                SdfRecordReader::with_limits(block, limits).next()
+            }))
+            .map_err(|payload| {
+                format(format!(
+                    "the MOL block reader failed: {}",
+                    crate::molecule::panic_text(payload.as_ref())
+                ))
+            })?
+            .ok_or_else(|| format("an empty record".to_string()))?;
             let rec = parsed.map_err(|e| format(e.to_string()))?;
             let name = if rec.meta.name.trim().is_empty() {
                 format!("record {record}")
@@ -283,6 +303,118 @@ pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFi
         .collect()
 }
 
+/// The records of an SDF: the text between `$$$$` lines (the last record may lack its
+/// `$$$$`), blank records left out, as chematic's `SdfRecordReader` counts them.
+fn sdf_records(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        loop {
+            if rest.is_empty() {
+                return None;
+            }
+            let mut at = 0;
+            let (block, after) = loop {
+                match rest[at..].find('\n') {
+                    Some(nl) => {
+                        if rest[at..at + nl].trim_end_matches('\r') == "$$$$" {
+                            break (&rest[..at], &rest[at + nl + 1..]);
+                        }
+                        at += nl + 1;
+                    }
+                    None => {
+                        if rest[at..].trim_end_matches('\r') == "$$$$" {
+                            break (&rest[..at], "");
+                        }
+                        break (rest, "");
+                    }
+                }
+            };
+            rest = after;
+            if !block.trim().is_empty() {
+                return Some(block);
+            }
+        }
+    })
+}
+
+/// Why a MOL block's atom coordinates cannot be a molecule's, read from the text before
+/// any parser sees it: a coordinate that is not a finite number, or two heavy atoms
+/// closer than [`MIN_BOND_ANGSTROM`] (coincident atoms; a block whose atoms all sit at
+/// the origin has no coordinates and passes). V2000 atom lines and V3000 `M  V30` atom
+/// lines; `None` when nothing is wrong or the block is too malformed to tell (the
+/// parser then reports it).
+fn atom_block_problem(block: &str) -> Option<String> {
+    let lines: Vec<&str> = block.lines().collect();
+    // (file atom number, element, x, y, z as written)
+    let mut atoms: Vec<(usize, String, [&str; 3])> = Vec::new();
+    if let Some(counts) = lines.get(3).filter(|l| l.contains("V2000")) {
+        let n: usize = counts.get(..3)?.trim().parse().ok()?;
+        for (k, line) in lines.iter().skip(4).take(n).enumerate() {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.len() >= 4 {
+                atoms.push((
+                    k + 1,
+                    fields[3].to_string(),
+                    [fields[0], fields[1], fields[2]],
+                ));
+            }
+        }
+    } else {
+        let begin = lines.iter().position(|l| l.trim() == "M  V30 BEGIN ATOM")?;
+        for line in &lines[begin + 1..] {
+            if line.trim() == "M  V30 END ATOM" {
+                break;
+            }
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // M V30 index type x y z ...
+            if fields.len() >= 7 {
+                let Ok(index) = fields[2].parse::<usize>() else {
+                    continue;
+                };
+                atoms.push((
+                    index,
+                    fields[3].to_string(),
+                    [fields[4], fields[5], fields[6]],
+                ));
+            }
+        }
+    }
+    let mut heavy: Vec<(usize, [f64; 3])> = Vec::new();
+    for (number, element, text) in &atoms {
+        let mut xyz = [0.0; 3];
+        for (c, t) in text.iter().enumerate() {
+            let Ok(v) = t.parse::<f64>() else {
+                return None;
+            };
+            if !v.is_finite() {
+                return Some(format!(
+                    "atom {number} ({element}): its {} coordinate {t:?} is not a finite number",
+                    ["x", "y", "z"][c]
+                ));
+            }
+            xyz[c] = v;
+        }
+        if !matches!(element.as_str(), "H" | "D" | "T") {
+            heavy.push((*number, xyz));
+        }
+    }
+    if heavy.iter().all(|(_, p)| *p == [0.0; 3]) {
+        return None;
+    }
+    for (i, (a, p)) in heavy.iter().enumerate() {
+        for (b, q) in &heavy[i + 1..] {
+            let d = (0..3).map(|c| (p[c] - q[c]).powi(2)).sum::<f64>().sqrt();
+            if d < MIN_BOND_ANGSTROM {
+                return Some(format!(
+                    "atoms {a} and {b} are {d:.2} Angstrom apart (heavy atoms closer than \
+                     {MIN_BOND_ANGSTROM} Angstrom: coincident or not this molecule's coordinates)"
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// Elements (atomic numbers) and coordinates (Angstrom) of an XYZ file's first frame,
 /// hydrogens included, in file order.
 ///
@@ -298,7 +430,7 @@ pub fn read_xyz(path: &Path) -> Result<(Vec<u8>, Vec<[f64; 3]>), StructureFileEr
     let frame = parse_xyz(&text).map_err(|e| StructureFileError::Format {
         path: path.display().to_string(),
         record: 0,
-        reason: format!("{e:?}"),
+        reason: e.to_string(),
     })?;
     Ok((
         frame
@@ -407,5 +539,77 @@ $$$$
         assert!(records[0].is_ok());
         let e = records[1].as_ref().unwrap_err().to_string();
         assert!(e.contains("two.sdf record 1"), "{e}");
+    }
+
+    /// Issue #37 item 1: a V2000 record with a `nan` coordinate panicked in chematic's
+    /// stereo perception; now it is that record's error, naming the atom, and the
+    /// records around it read as before. The same for `inf` and for V3000.
+    #[test]
+    fn non_finite_coordinates_are_the_records_error() {
+        for bad in ["nan", "inf", "-inf", "NaN"] {
+            let edited = ETHANOL_V2000.replacen("    1.4311", &format!("{bad:>10}"), 1);
+            assert_ne!(edited, ETHANOL_V2000);
+            let text = format!("{ETHANOL_V2000}{edited}{ETHANOL_V2000}");
+            let records = parse_sdf(&text, "nan.sdf");
+            assert_eq!(records.len(), 3, "{bad}");
+            assert!(records[0].is_ok() && records[2].is_ok(), "{bad}");
+            let e = records[1].as_ref().unwrap_err().to_string();
+            assert!(
+                e.contains("nan.sdf record 1")
+                    && e.contains("atom 3 (O)")
+                    && e.contains("x coordinate")
+                    && e.contains("not a finite number"),
+                "{e}"
+            );
+        }
+        let v3000 = ACETONITRILE_V3000.replacen("1.4 ", "nan ", 1);
+        assert_ne!(v3000, ACETONITRILE_V3000);
+        let e = parse_sdf(&v3000, "v3.sdf")[0]
+            .as_ref()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not a finite number"), "{e}");
+    }
+
+    /// Issue #37 item 9: two heavy atoms at the same place (bonded or not) are refused
+    /// as the 2D layout refuses them; a block whose atoms all sit at the origin (no
+    /// coordinates written) still reads.
+    #[test]
+    fn coincident_heavy_atoms_are_refused() {
+        // Atom 3 (O) moved onto atom 1 (C): not bonded to it.
+        let edited = ETHANOL_V2000.replacen(
+            "    1.4311    0.3229    0.5867 O",
+            "   -0.8883    0.1670   -0.0273 O",
+            1,
+        );
+        assert_ne!(edited, ETHANOL_V2000);
+        let e = parse_sdf(&edited, "same.sdf")[0]
+            .as_ref()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("atoms 1 and 3 are 0.00 Angstrom apart"), "{e}");
+        let mut origin = String::new();
+        for (k, line) in ETHANOL_V2000.lines().enumerate() {
+            if (4..13).contains(&k) {
+                origin.push_str(&format!("    0.0000    0.0000    0.0000{}\n", &line[30..]));
+            } else {
+                origin.push_str(line);
+                origin.push('\n');
+            }
+        }
+        let rec = parse_sdf(&origin, "origin.sdf");
+        let rec = rec[0].as_ref().unwrap();
+        assert_eq!(rec.molecule.num_atoms(), 3);
+        assert!(rec.coordinates.is_none() && rec.layout_2d.is_none());
+    }
+
+    /// XYZ reasons are words, not Debug text.
+    #[test]
+    fn xyz_errors_read_as_words() {
+        let path = std::env::temp_dir().join(format!("molattn-bad-{}.xyz", std::process::id()));
+        std::fs::write(&path, "2\n\nC 0 0 nan\nO 0 0 1.2\n").unwrap();
+        let e = read_xyz(&path).unwrap_err().to_string();
+        std::fs::remove_file(&path).ok();
+        assert!(!e.contains('{') && e.contains(".xyz"), "{e}");
     }
 }
