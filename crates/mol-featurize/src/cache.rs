@@ -162,6 +162,9 @@ pub struct Lookup {
     pub values: Vec<Option<CachedCoordinates>>,
     /// Entries present but corrupt (bad checksum): counted as misses.
     pub corrupt: usize,
+    /// Where the cache file was moved because it was not a readable database (the
+    /// lookup then started from an empty cache).
+    pub moved_aside: Option<PathBuf>,
 }
 
 impl ConformerCache {
@@ -195,12 +198,12 @@ impl ConformerCache {
     /// a file that is not a readable database (corrupt, truncated, not redb) is moved aside
     /// once and replaced by an empty one. Every other error (permissions, disk, a newer
     /// file format) is returned and leaves the file alone.
-    fn database(&self) -> Result<Database, CacheError> {
+    fn database(&self) -> Result<(Database, Option<PathBuf>), CacheError> {
         let start = Instant::now();
-        let mut moved_aside = false;
+        let mut moved_aside = None;
         loop {
             let err = match Database::create(&self.path) {
-                Ok(db) => return Ok(db),
+                Ok(db) => return Ok((db, moved_aside)),
                 Err(e) => e,
             };
             let busy = matches!(
@@ -221,7 +224,7 @@ impl ConformerCache {
                     });
                 }
                 std::thread::sleep(Duration::from_millis(20));
-            } else if corrupt && !moved_aside {
+            } else if corrupt && moved_aside.is_none() {
                 // Keep it for inspection and start afresh. Another process may have moved
                 // it first: then there is nothing to move and the next open creates it.
                 let aside = self.path.with_extension("redb.corrupt");
@@ -230,7 +233,7 @@ impl ConformerCache {
                     Err(r) if r.kind() == std::io::ErrorKind::NotFound => {}
                     Err(r) => return Err(self.io(format!("{err}; moving it aside failed: {r}"))),
                 }
-                moved_aside = true;
+                moved_aside = Some(aside);
             } else {
                 return Err(self.io(err));
             }
@@ -242,11 +245,12 @@ impl ConformerCache {
     /// # Errors
     /// [`CacheError`] when the file cannot be opened or read.
     pub fn get_many(&self, keys: &[[u8; 32]]) -> Result<Lookup, CacheError> {
+        let (db, moved_aside) = self.database()?;
         let mut lookup = Lookup {
             values: Vec::with_capacity(keys.len()),
             corrupt: 0,
+            moved_aside,
         };
-        let db = self.database()?;
         let txn = db.begin_read().map_err(|e| self.io(e))?;
         let table = match txn.open_table(TABLE) {
             Ok(t) => t,
@@ -280,7 +284,7 @@ impl ConformerCache {
         if entries.is_empty() {
             return Ok(());
         }
-        let db = self.database()?;
+        let (db, _) = self.database()?;
         let txn = db.begin_write().map_err(|e| self.io(e))?;
         {
             let mut table = txn.open_table(TABLE).map_err(|e| self.io(e))?;
@@ -296,7 +300,7 @@ impl ConformerCache {
     /// Overwrites the stored bytes of `key` (tests: simulate a corrupt entry).
     #[doc(hidden)]
     pub fn put_raw(&self, key: [u8; 32], bytes: &[u8]) -> Result<(), CacheError> {
-        let db = self.database()?;
+        let (db, _) = self.database()?;
         let txn = db.begin_write().map_err(|e| self.io(e))?;
         {
             let mut table = txn.open_table(TABLE).map_err(|e| self.io(e))?;
@@ -385,6 +389,9 @@ mod tests {
         let got = cache.get_many(&[a]).unwrap();
         assert_eq!(got.values, vec![None]);
         assert!(dir.join("conformers.redb.corrupt").exists());
+        // Issue #37 item 10: the lookup says so (the report said "corrupt: 0").
+        assert_eq!(got.moved_aside, Some(dir.join("conformers.redb.corrupt")));
+        assert_eq!(cache.get_many(&[a]).unwrap().moved_aside, None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -184,6 +184,45 @@ pub fn coordinates_timed(
     (None, timings)
 }
 
+/// Why `mol` got coordinates from `got` rather than the method `options` asked for, in
+/// words; `None` when it got what was asked (or better). The 2D reason re-runs the
+/// layout (milliseconds), so it also holds for coordinates read from the cache.
+pub fn fallback_reason(
+    mol: &Molecule,
+    options: &ConformerOptions,
+    got: CoordinateMethod,
+) -> Option<String> {
+    if got <= options.method || options.method == CoordinateMethod::File {
+        return None;
+    }
+    let mut why = Vec::new();
+    if options.method == CoordinateMethod::Embed3d {
+        why.push(if mol.num_atoms() > options.max_heavy_atoms_3d {
+            format!(
+                "no 3D conformer: {} heavy atoms, more than the embedding limit of {}",
+                mol.num_atoms(),
+                options.max_heavy_atoms_3d
+            )
+        } else {
+            format!(
+                "no 3D conformer: ETKDG found none within {} attempts",
+                options.max_embed_attempts
+            )
+        });
+    }
+    if got == CoordinateMethod::Topological {
+        why.push(match layout_2d(mol) {
+            None => "no 2D layout: the layout failed".to_string(),
+            Some(xyz) => format!(
+                "no 2D layout: it puts two non-bonded atoms {:.2} Angstrom apart (under \
+                 {MIN_NONBONDED_ANGSTROM})",
+                min_nonbonded_distance(mol, &xyz)
+            ),
+        });
+    }
+    Some(format!("{} (distances from {got:?})", why.join("; ")))
+}
+
 /// Pairwise distance matrix (Angstrom, row-major `[n * n]`) of `xyz`.
 pub fn distance_matrix(xyz: &[[f64; 3]]) -> Vec<f64> {
     let n = xyz.len();
@@ -488,6 +527,16 @@ mod tests {
             assert!(coordinates(&mol, &layout).is_none(), "{smiles}");
             let (d, method) = distances(&mol, &layout);
             assert_eq!(method, CoordinateMethod::Topological, "{smiles}");
+            // Issue #37 item 10: the fallback says why.
+            let why = fallback_reason(&mol, &layout, method).unwrap();
+            assert!(
+                why.contains("no 2D layout") && why.contains("Angstrom apart"),
+                "{why}"
+            );
+            assert_eq!(
+                fallback_reason(&mol, &layout, CoordinateMethod::Layout2d),
+                None
+            );
             let n = mol.num_atoms();
             let closest = (0..n)
                 .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))

@@ -40,9 +40,26 @@ pub struct FeaturizeReport {
     /// How many featurized molecules got their distances from each coordinate method
     /// (the fallback chain 3D -> 2D -> topological).
     pub coordinate_sources: BTreeMap<CoordinateMethod, usize>,
+    /// Molecules whose coordinates came from a fallback of the method asked for (3D ->
+    /// 2D -> topological), each with why ([`conformer::fallback_reason`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks: Vec<Fallback>,
     /// What the conformer cache did (absent when featurized without one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheReport>,
+}
+
+/// A molecule featurized with fallback coordinates ([`FeaturizeReport::fallbacks`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fallback {
+    /// 0-based data row.
+    pub row: usize,
+    /// The SMILES as given.
+    pub smiles: String,
+    /// The method the coordinates came from.
+    pub method: CoordinateMethod,
+    /// Why the methods before it gave none.
+    pub reason: String,
 }
 
 /// What the conformer cache did during one [`featurize_all_cached`].
@@ -58,6 +75,9 @@ pub struct CacheReport {
     pub corrupt: usize,
     /// New entries written.
     pub stored: usize,
+    /// Where an unreadable cache file was moved before this run started afresh.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moved_aside: Option<String>,
     /// Why the cache could not be used (the run went on without it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -92,7 +112,19 @@ pub fn featurize_all_cached<F: Featurizer>(
     let limit = featurizer.max_atoms();
     let parsed: Vec<Result<Molecule, FeaturizeError>> = smiles
         .par_iter()
-        .map(|s| Molecule::from_smiles(s).and_then(|m| within_atom_limit(m, limit)))
+        .map(|s| {
+            // Counted before parsing: parsing itself grows faster than linearly (a
+            // 5,000-atom SMILES took 50 s to parse).
+            let atoms = crate::smiles_tokenizer::heavy_atom_tokens(s);
+            if atoms > limit {
+                return Err(FeaturizeError::TooLarge {
+                    smiles: s.clone(),
+                    atoms,
+                    limit,
+                });
+            }
+            Molecule::from_smiles(s).and_then(|m| within_atom_limit(m, limit))
+        })
         .collect();
 
     // Cached coordinates of the parsed molecules.
@@ -111,6 +143,7 @@ pub fn featurize_all_cached<F: Featurizer>(
         match cache.get_many(&wanted) {
             Ok(found) => {
                 rep.corrupt = found.corrupt;
+                rep.moved_aside = found.moved_aside.map(|p| p.display().to_string());
                 let mut found = found.values.into_iter();
                 for ((slot, key), mol) in coords.iter_mut().zip(&keys).zip(&parsed) {
                     if key.is_none() {
@@ -195,6 +228,27 @@ pub fn featurize_all_cached<F: Featurizer>(
     }
     bar.finish_and_clear();
 
+    // Why a molecule fell back from the method asked for.
+    let fallbacks: Vec<Fallback> = parsed
+        .par_iter()
+        .zip(coords.par_iter())
+        .enumerate()
+        .filter_map(|(row, (mol, xyz))| {
+            let mol = mol.as_ref().ok()?;
+            let got = xyz
+                .as_ref()?
+                .as_ref()
+                .map_or(CoordinateMethod::Topological, |(_, m)| *m);
+            let reason = conformer::fallback_reason(mol, options, got)?;
+            Some(Fallback {
+                row,
+                smiles: smiles[row].clone(),
+                method: got,
+                reason,
+            })
+        })
+        .collect();
+
     // Features (cheap) from the molecule and its coordinates.
     let results: Vec<Result<(F::Features, CoordinateMethod), FeaturizeError>> = parsed
         .into_par_iter()
@@ -217,7 +271,9 @@ pub fn featurize_all_cached<F: Featurizer>(
         })
         .collect();
 
-    report_of(smiles, results, cache_report)
+    let (features, mut report) = report_of(smiles, results, cache_report);
+    report.fallbacks = fallbacks;
+    (features, report)
 }
 
 /// One entry per row (`None` where skipped) and the report of `results`.

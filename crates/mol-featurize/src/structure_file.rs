@@ -146,6 +146,12 @@ pub fn read_sdf(
     Ok(parse_sdf(&text, &path.display().to_string()))
 }
 
+/// Most atoms (hydrogens included) a MOL block may declare; a larger record is refused
+/// before it is parsed (parsing grows faster than linearly: a 5,000-atom molecule took
+/// 50 s). Four times [`crate::DEFAULT_MAX_ATOMS`], so that every record within the
+/// featurizers' heavy-atom limit is read.
+pub const MAX_RECORD_ATOMS: usize = 4 * crate::DEFAULT_MAX_ATOMS;
+
 /// Shortest distance two bonded heavy atoms may have in a file's conformer (Angstrom);
 /// closer, the coordinates are not this molecule's (or atoms coincide).
 pub const MIN_BOND_ANGSTROM: f64 = 0.5;
@@ -347,6 +353,20 @@ fn atom_block_problem(block: &str) -> Option<String> {
     let lines: Vec<&str> = block.lines().collect();
     // (file atom number, element, x, y, z as written)
     let mut atoms: Vec<(usize, String, [&str; 3])> = Vec::new();
+    let declared = lines
+        .get(3)
+        .filter(|l| l.contains("V2000"))
+        .and_then(|counts| counts.get(..3)?.trim().parse::<usize>().ok())
+        .or_else(|| {
+            let counts = lines.iter().find(|l| l.starts_with("M  V30 COUNTS"))?;
+            counts.split_whitespace().nth(3)?.parse().ok()
+        });
+    if let Some(n) = declared.filter(|&n| n > MAX_RECORD_ATOMS) {
+        return Some(format!(
+            "{n} atoms declared, more than the {MAX_RECORD_ATOMS} a record may have \
+             (hydrogens included; reading one takes time that grows faster than its size)"
+        ));
+    }
     if let Some(counts) = lines.get(3).filter(|l| l.contains("V2000")) {
         let n: usize = counts.get(..3)?.trim().parse().ok()?;
         for (k, line) in lines.iter().skip(4).take(n).enumerate() {
@@ -611,5 +631,19 @@ $$$$
         let e = read_xyz(&path).unwrap_err().to_string();
         std::fs::remove_file(&path).ok();
         assert!(!e.contains('{') && e.contains(".xyz"), "{e}");
+    }
+
+    /// Issue #37 item 2: a record declaring more atoms than [`MAX_RECORD_ATOMS`] is
+    /// refused from its counts line, without parsing, and the next record reads.
+    #[test]
+    fn huge_declared_counts_are_refused_before_parsing() {
+        // V2000's counts field has three digits (at most 999 atoms): V3000 only.
+        let v3000 = ACETONITRILE_V3000.replacen("COUNTS 3 2", "COUNTS 4001 2", 1);
+        assert_ne!(v3000, ACETONITRILE_V3000);
+        let records = parse_sdf(&format!("{v3000}{ETHANOL_V2000}"), "huge.sdf");
+        assert!(records[1].is_ok());
+        let e = records[0].as_ref().unwrap_err().to_string();
+        assert!(e.contains("huge.sdf record 0"), "{e}");
+        assert!(e.contains("4001 atoms declared"), "{e}");
     }
 }

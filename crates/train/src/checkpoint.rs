@@ -20,6 +20,37 @@ pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<(), TrainError
     fs::rename(&tmp, path).map_err(|e| TrainError::io(path, e))
 }
 
+/// Refuses an output path that is one of the command's input files (issue #37: `predict
+/// --data x.csv --out x.csv` overwrote its input). Paths are compared after resolving
+/// links and `..`; an output that does not exist yet is compared through its folder.
+///
+/// # Errors
+/// [`TrainError::Invalid`] naming both.
+pub fn refuse_overwriting_input(out: &Path, inputs: &[&Path]) -> Result<(), TrainError> {
+    let resolve = |p: &Path| -> Option<PathBuf> {
+        fs::canonicalize(p).ok().or_else(|| {
+            let parent = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            Some(fs::canonicalize(parent).ok()?.join(p.file_name()?))
+        })
+    };
+    let Some(target) = resolve(out) else {
+        return Ok(());
+    };
+    for input in inputs {
+        if resolve(input).is_some_and(|p| p == target) {
+            return Err(TrainError::Invalid(format!(
+                "--out {} is the input file {}: write the output elsewhere",
+                out.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Writes `value` as pretty JSON, atomically ([`write_file_atomically`]).
 ///
 /// # Errors
@@ -46,9 +77,9 @@ pub fn read_run_spec<T: serde::de::DeserializeOwned>(
             reason: format!("a --model {found} run, not a --model {kind} run"),
         });
     }
-    serde_json::from_value(json).map_err(|e| TrainError::Checkpoint {
+    serde_json::from_value(json.clone()).map_err(|e| TrainError::Checkpoint {
         path,
-        reason: e.to_string(),
+        reason: crate::run_kind::spec_error(&json, kind, &e),
     })
 }
 
@@ -67,4 +98,31 @@ pub fn load_best_model<M: burn::module::Module>(
             path,
             reason: format!("{e:?}"),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue #37 item 8: an output naming an input (directly, through `..` or a link)
+    /// is refused; another path is not.
+    #[test]
+    fn an_output_that_is_an_input_is_refused() {
+        let dir = std::env::temp_dir().join(format!("molattn-out-{}", std::process::id()));
+        fs::create_dir_all(dir.join("sub")).unwrap();
+        let input = dir.join("x.csv");
+        fs::write(&input, "smiles\nCCO\n").unwrap();
+        let e = refuse_overwriting_input(&input, &[&input])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is the input file"), "{e}");
+        assert!(refuse_overwriting_input(&dir.join("sub/../x.csv"), &[&input]).is_err());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&input, dir.join("link.csv")).unwrap();
+            assert!(refuse_overwriting_input(&dir.join("link.csv"), &[&input]).is_err());
+        }
+        assert!(refuse_overwriting_input(&dir.join("y.csv"), &[&input]).is_ok());
+        fs::remove_dir_all(&dir).ok();
+    }
 }

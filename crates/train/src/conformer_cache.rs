@@ -24,16 +24,23 @@ pub fn print_cache_report(report: &FeaturizeReport) {
     let Some(c) = &report.cache else { return };
     match &c.error {
         Some(e) => eprintln!("conformer cache not used ({}): {e}", c.path),
-        None => eprintln!(
-            "conformer cache {}: {} molecules from the cache, {} embedded and stored{}",
-            c.path,
-            c.hits,
-            c.misses,
-            if c.corrupt > 0 {
-                format!(" ({} corrupt entries recomputed)", c.corrupt)
-            } else {
-                String::new()
-            }
-        ),
+        None => eprintln!("{}", cache_line(c)),
     }
+}
+
+/// The line [`print_cache_report`] prints for a cache that was used.
+pub fn cache_line(c: &mol_featurize::dataset::CacheReport) -> String {
+    let mut line = format!(
+        "conformer cache {}: {} molecules from the cache, {} embedded and stored",
+        c.path, c.hits, c.misses
+    );
+    if c.corrupt > 0 {
+        line.push_str(&format!(" ({} corrupt entries recomputed)", c.corrupt));
+    }
+    if let Some(aside) = &c.moved_aside {
+        line.push_str(&format!(
+            "; the cache file was not a readable database: moved to {aside}, started empty"
+        ));
+    }
+    line
 }

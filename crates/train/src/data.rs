@@ -96,27 +96,37 @@ impl MoleculeTable {
             .map_err(|e| csv_err(e.to_string()))?
             .clone();
         let column = |name: &str| {
-            headers
-                .iter()
-                .position(|h| h.trim_start_matches('\u{feff}').trim() == name)
-                .ok_or_else(|| {
-                    let mut reason = format!(
-                        "no column {name:?} (columns split at {:?}: {})",
-                        delimiter as char,
-                        headers.iter().collect::<Vec<_>>().join(", ")
-                    );
-                    if let Some(seen) = other_delimiter(&headers, delimiter) {
-                        let flag = if seen == '\t' {
-                            "tab".to_string()
-                        } else {
-                            format!("'{seen}'")
-                        };
-                        reason.push_str(&format!(
-                            "; the header looks {seen:?}-separated: pass --delimiter {flag}"
-                        ));
-                    }
-                    csv_err(reason)
-                })
+            let named = |h: &str| h.trim_start_matches('\u{feff}').trim() == name;
+            let at: Vec<usize> = (0..headers.len()).filter(|&i| named(&headers[i])).collect();
+            if at.len() > 1 {
+                return Err(csv_err(format!(
+                    "column {name:?} appears {} times in the header (columns {}): rename \
+                     the duplicates so that each column has one name",
+                    at.len(),
+                    at.iter()
+                        .map(|i| (i + 1).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            at.first().copied().ok_or_else(|| {
+                let mut reason = format!(
+                    "no column {name:?} (columns split at {:?}: {})",
+                    delimiter as char,
+                    headers.iter().collect::<Vec<_>>().join(", ")
+                );
+                if let Some(seen) = other_delimiter(&headers, delimiter) {
+                    let flag = if seen == '\t' {
+                        "tab".to_string()
+                    } else {
+                        format!("'{seen}'")
+                    };
+                    reason.push_str(&format!(
+                        "; the header looks {seen:?}-separated: pass --delimiter {flag}"
+                    ));
+                }
+                csv_err(reason)
+            })
         };
         let smiles_at = column(smiles_column)?;
         let id_at = id_column.map(column).transpose()?;
@@ -124,6 +134,15 @@ impl MoleculeTable {
             .iter()
             .map(|c| column(c))
             .collect::<Result<_, _>>()?;
+        if let Some(twice) = target_columns
+            .iter()
+            .enumerate()
+            .find_map(|(i, c)| target_columns[..i].contains(c).then_some(c))
+        {
+            return Err(csv_err(format!(
+                "target column {twice:?} is named twice: each target is one column"
+            )));
+        }
         let mut table = MoleculeTable {
             smiles: Vec::new(),
             targets: Vec::new(),
@@ -429,5 +448,31 @@ mod tests {
         for p in [semicolon, tabs, bom] {
             let _ = std::fs::remove_file(p);
         }
+    }
+
+    /// Issue #37 item 6: a header naming a column twice is refused when that column is
+    /// asked for (by --target or through --targets-from), naming both positions; other
+    /// columns of the same file still read.
+    #[test]
+    fn a_duplicated_header_is_refused_not_read_twice() {
+        let path = write("dup.csv", "smiles,y,y,z\nCCO,1,2,3\nCCN,4,5,6\n");
+        let e = MoleculeTable::read_csv(&path, "smiles", &["y".to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("\"y\" appears 2 times") && e.contains("columns 2, 3"),
+            "{e}"
+        );
+        let from = target_columns_from(&path, b',', "1:", "smiles").unwrap();
+        let e = MoleculeTable::read_csv(&path, "smiles", &from)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("appears 2 times"), "{e}");
+        let z = MoleculeTable::read_csv(&path, "smiles", &["z".to_string()]).unwrap();
+        assert_eq!(z.targets, vec![vec![3.0], vec![6.0]]);
+        let e = MoleculeTable::read_csv(&path, "smiles", &["z".to_string(), "z".to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("named twice"), "{e}");
     }
 }

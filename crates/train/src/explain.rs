@@ -130,6 +130,51 @@ fn token_labels(first: &str, mol: &Molecule) -> Vec<String> {
         .collect()
 }
 
+/// Side of a molecule's drawing in pixels: 400 up to 30 heavy atoms, then growing with
+/// the square root of the atom count (so the bond length stays about constant for a
+/// compact molecule; 400 px was illegible above ~60 atoms), at most 4,000.
+pub fn depiction_side(num_atoms: usize) -> u32 {
+    let side = 400.0 * (num_atoms as f64 / 30.0).sqrt();
+    side.clamp(400.0, 4000.0) as u32
+}
+
+/// One molecule explained and drawn by [`explain_each`].
+#[derive(Debug, Clone)]
+pub struct Explained {
+    /// The explanation.
+    pub explanation: Explanation,
+    /// Its folder.
+    pub dir: PathBuf,
+    /// The files [`render`] wrote.
+    pub files: Vec<PathBuf>,
+}
+
+/// [`explain`] and [`render`] for every SMILES, into `out/mol-<k>` (`k` the SMILES'
+/// position): a SMILES that fails is that entry's error (naming it), and the others are
+/// explained as if it were not there.
+pub fn explain_each(
+    run_dir: &Path,
+    smiles: &[String],
+    (layer, head): (Option<usize>, Option<usize>),
+    out: &Path,
+    device: &Device,
+) -> Vec<Result<Explained, TrainError>> {
+    smiles
+        .iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let explanation = explain(run_dir, s, device)?;
+            let dir = out.join(format!("mol-{k}"));
+            let files = render(&explanation, layer, head, &dir)?;
+            Ok(Explained {
+                explanation,
+                dir,
+                files,
+            })
+        })
+        .collect()
+}
+
 /// Explains `smiles` with the run in `run_dir` (MAT or Transformer-M, told apart by its
 /// `run.json`), on `device` (its autodiff form is used for the gradients).
 ///
@@ -284,7 +329,8 @@ pub fn render(
         .map(|&v| f64::from(v))
         .collect();
     for (name, weights) in [("attention", &attention), ("contribution", &contribution)] {
-        let svg = atom_weight_svg(&mol, weights, 400, 400).map_err(invalid)?;
+        let side = depiction_side(mol.num_atoms());
+        let svg = atom_weight_svg(&mol, weights, side, side).map_err(invalid)?;
         let svg_path = out_dir.join(format!("{name}.svg"));
         std::fs::write(&svg_path, &svg).map_err(|e| TrainError::io(&svg_path, e))?;
         let png_path = out_dir.join(format!("{name}.png"));

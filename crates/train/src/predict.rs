@@ -6,7 +6,7 @@ use std::path::Path;
 use burn::prelude::*;
 use models::{MatBatch, MatModel};
 use mol_featurize::graphormer::GraphormerFeatures;
-use mol_featurize::{ConformerOptions, FeaturizeReport, MatFeatures, pad_batch};
+use mol_featurize::{AtomLimit, ConformerOptions, FeaturizeReport, MatFeatures, pad_batch};
 use serde::Serialize;
 
 use crate::data::MoleculeTable;
@@ -16,7 +16,8 @@ use crate::run_spec::RunSpec;
 use crate::table_data::{TableData, featurize_table};
 use crate::transformer_m::TmRunSpec;
 
-/// Runs `model` (evaluation mode) over `features` in batches of `batch_size`.
+/// Runs `model` (evaluation mode) over `features` in batches of at most `batch_size`,
+/// grouped by size ([`crate::size_batches`]), rows returned in input order.
 /// Returns raw outputs `[n][num_targets]` (logits for classification; scaled values for
 /// regression: apply [`RunSpec::unscale`]). On the flex CPU device each batch is split
 /// across rayon's threads ([`MatModel::forward_parallel`]).
@@ -26,17 +27,18 @@ pub fn predict_raw(
     batch_size: usize,
     device: &Device,
 ) -> Vec<Vec<f32>> {
-    let mut out = Vec::with_capacity(features.len());
     let parts = models::parallel::inference_parts(device);
-    for chunk in features.chunks(batch_size.max(1)) {
+    let sizes: Vec<usize> = features.iter().map(|f| f.n_atoms).collect();
+    let Ok(rows) = crate::size_batches::predict_grouped(&sizes, batch_size, |batch| {
+        let chunk: Vec<&MatFeatures> = batch.iter().map(|&i| features[i]).collect();
         // pad_batch only fails on mixed d_atom, impossible within one featurizer.
-        let data = pad_batch(chunk).expect("one featurizer, one d_atom");
+        let data = pad_batch(&chunk).expect("one featurizer, one d_atom");
         let y = model.forward_parallel(&MatBatch::from_data(&data, device), parts);
         let [_, k] = y.dims();
         let values: Vec<f32> = y.try_into_vec_as::<f32>().unwrap_or_default();
-        out.extend(values.chunks(k).map(|c| c.to_vec()));
-    }
-    out
+        Ok::<_, std::convert::Infallible>(values.chunks(k.max(1)).map(|c| c.to_vec()).collect())
+    });
+    rows
 }
 
 /// One prediction of [`predict_table`].
@@ -132,8 +134,26 @@ pub fn predict_table(
     device: &Device,
     conformer_cache: Option<&Path>,
 ) -> Result<PredictOutput, TrainError> {
+    predict_table_limited(run_dir, data, device, conformer_cache, None)
+}
+
+/// [`predict_table`] with a heavy-atom limit per molecule (`None`:
+/// [`mol_featurize::DEFAULT_MAX_ATOMS`]); larger molecules get the reason in their
+/// error.
+///
+/// # Errors
+/// As [`predict_table`].
+pub fn predict_table_limited(
+    run_dir: &Path,
+    data: &TableData,
+    device: &Device,
+    conformer_cache: Option<&Path>,
+    max_atoms: Option<usize>,
+) -> Result<PredictOutput, TrainError> {
+    let limit = max_atoms.unwrap_or(mol_featurize::DEFAULT_MAX_ATOMS);
     let cache = crate::open_conformer_cache(conformer_cache);
-    let progress = data.table.len() > 200;
+    // The conformer bar: drawn on a terminal only (indicatif hides it otherwise).
+    let progress = true;
     let kind = run_kind(run_dir)?;
     let (present, raw, report, labels) = match kind {
         RunKind::SmilesGpt => {
@@ -144,6 +164,10 @@ pub fn predict_table(
             let model = spec.load_best_model(run_dir, device)?;
             let mut featurizer = spec.featurizer.clone();
             featurizer.conformer = conformer_for(&featurizer.conformer, data, run_dir);
+            let featurizer = AtomLimit {
+                inner: featurizer,
+                max_atoms: limit,
+            };
             let (features, report) = featurize_table(&featurizer, data, progress, cache.as_ref())?;
             let ok: Vec<&MatFeatures> = features.iter().flatten().collect();
             let raw = predict_raw(&model, &ok, spec.train.batch_size, device);
@@ -155,6 +179,10 @@ pub fn predict_table(
             let model = spec.load_best_model(run_dir, device)?;
             let mut featurizer = spec.featurizer();
             featurizer.conformer = conformer_for(&featurizer.conformer, data, run_dir);
+            let featurizer = AtomLimit {
+                inner: featurizer,
+                max_atoms: limit,
+            };
             let (features, report) = featurize_table(&featurizer, data, progress, cache.as_ref())?;
             let ok: Vec<&GraphormerFeatures> = features.iter().flatten().collect();
             let raw = crate::transformer_m::predict_raw(

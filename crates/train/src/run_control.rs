@@ -3,7 +3,7 @@
 
 use burn::prelude::*;
 
-use mol_featurize::{FeaturizeReport, Featurizer, featurize_all_cached};
+use mol_featurize::{AtomLimit, FeaturizeReport, Featurizer, featurize_all_cached};
 
 use crate::engine::{Devices, Progress};
 use crate::error::TrainError;
@@ -14,6 +14,11 @@ use crate::table_data::{Featurized, TableData};
 pub struct RunControl {
     /// Continue from the run directory's last complete checkpoint.
     pub resume: bool,
+    /// Start a fresh run in a folder that holds one ([`crate::run_folder::RunFolder`]).
+    pub force: bool,
+    /// Heavy-atom limit per molecule (`None`: [`mol_featurize::DEFAULT_MAX_ATOMS`]);
+    /// larger molecules are skipped with the reason.
+    pub max_atoms: Option<usize>,
     /// What to print (default: nothing).
     pub progress: Progress,
     /// Stop this invocation after this many training batches, as a killed process would
@@ -39,10 +44,18 @@ impl RunControl {
         let cache = crate::open_conformer_cache(self.conformer_cache.as_deref());
         featurize_all_cached(
             smiles,
-            featurizer,
+            &self.limited(featurizer),
             self.progress != Progress::Quiet,
             cache.as_ref(),
         )
+    }
+
+    /// `featurizer` with this run's heavy-atom limit.
+    pub fn limited<'a, F: Featurizer>(&self, featurizer: &'a F) -> AtomLimit<&'a F> {
+        AtomLimit {
+            inner: featurizer,
+            max_atoms: self.max_atoms.unwrap_or(featurizer.max_atoms()),
+        }
     }
 
     /// [`RunControl::featurize`] for a table read from any molecule file
@@ -58,7 +71,7 @@ impl RunControl {
     ) -> Result<Featurized<F::Features>, TrainError> {
         let cache = crate::open_conformer_cache(self.conformer_cache.as_deref());
         crate::table_data::featurize_table(
-            featurizer,
+            &self.limited(featurizer),
             data,
             self.progress != Progress::Quiet,
             cache.as_ref(),

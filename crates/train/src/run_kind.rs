@@ -75,6 +75,33 @@ pub(crate) fn read_run_json(run_dir: &Path) -> Result<(serde_json::Value, RunKin
     Ok((json, kind))
 }
 
+/// The family whose fields `json` has (`eval_mode`: Transformer-M, `corpus`: the
+/// generator, `featurizer`: MAT), whatever its `kind` says.
+fn family_by_fields(json: &serde_json::Value) -> Option<RunKind> {
+    if json.get("eval_mode").is_some() {
+        Some(RunKind::TransformerM)
+    } else if json.get("corpus").is_some() {
+        Some(RunKind::SmilesGpt)
+    } else if json.get("featurizer").is_some() {
+        Some(RunKind::Mat)
+    } else {
+        None
+    }
+}
+
+/// Why a `run.json` of `kind` did not read as that family's spec, in words: serde's
+/// message, and when its fields are another family's, that `kind` was likely edited
+/// (an edited kind gave "data did not match any variant of untagged enum TmData").
+pub(crate) fn spec_error(json: &serde_json::Value, kind: RunKind, e: &serde_json::Error) -> String {
+    match family_by_fields(json) {
+        Some(other) if other != kind => format!(
+            "its `kind` says --model {kind} but its fields are those of a --model {other} \
+             run: was `kind` edited? Set it back to \"{other}\" ({e})"
+        ),
+        _ => format!("not a readable --model {kind} run: {e}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +122,19 @@ mod tests {
         write("not json");
         assert!(run_kind(&dir).is_err());
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Issue #37 item 10: a MAT run whose `kind` was edited to transformer-m is named
+    /// as such, not by serde's untagged-enum message.
+    #[test]
+    fn an_edited_kind_is_named() {
+        let json = serde_json::json!({"kind": "transformer-m", "featurizer": {}, "data": "x.csv"});
+        let e =
+            serde_json::from_value::<crate::transformer_m::TmRunSpec>(json.clone()).unwrap_err();
+        let why = spec_error(&json, RunKind::TransformerM, &e);
+        assert!(
+            why.contains("fields are those of a --model mat run") && why.contains("\"mat\""),
+            "{why}"
+        );
     }
 }

@@ -21,6 +21,7 @@ use crate::evaluation::{Part, part_metrics, write_test_predictions};
 use crate::example::Example;
 use crate::report::TrainSummary;
 use crate::run_control::RunControl;
+use crate::run_folder::RunFolder;
 use crate::run_spec::{Labels, SplitSpec, Task};
 use crate::splits::split_rows;
 use crate::table_data::{Featurized, MoleculeSource, TableData};
@@ -61,11 +62,11 @@ pub(crate) trait TableFamily {
     /// Where a molecule's coordinates came from (the report counts them).
     fn coordinate_source(features: &Self::Features) -> CoordinateMethod;
 
-    /// Records the labels' scaling in the run's spec and writes `run.json`.
+    /// The run's spec (`run.json`) with the labels' scaling recorded in it.
     ///
     /// # Errors
-    /// An unwritable run directory.
-    fn write_spec(&mut self, labels: &Labels, run_dir: &Path) -> Result<(), TrainError>;
+    /// A spec that cannot be serialised.
+    fn spec_with(&mut self, labels: &Labels) -> Result<serde_json::Value, TrainError>;
 
     /// Trains on the engine and returns its outcome and the best epoch's model.
     ///
@@ -99,6 +100,21 @@ pub(crate) trait TableFamily {
     fn loss_name(&self, task: Task) -> &'static str;
 }
 
+impl TableInput {
+    /// The files the run reads (molecules, XYZ labels, split file), whose hashes a
+    /// resume must match.
+    fn data_files(&self) -> Vec<&Path> {
+        let mut files = vec![self.source.path.as_path()];
+        if let crate::table_data::MoleculeFormat::Xyz { labels, .. } = &self.source.format {
+            files.push(labels);
+        }
+        if let SplitSpec::File { path, .. } = &self.split {
+            files.push(path);
+        }
+        files
+    }
+}
+
 /// Trains `family` on `input` into `run_dir` (see the module documentation).
 ///
 /// # Errors
@@ -111,7 +127,7 @@ pub(crate) fn train_table<M: TableFamily>(
     control: &RunControl,
     device: &Device,
 ) -> Result<TrainSummary, TrainError> {
-    std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
+    let folder = RunFolder::claim(run_dir, control.resume, control.force, &input.data_files())?;
     let data = input.source.read(&input.target_columns)?;
     let table = &data.table;
     if table.is_empty() {
@@ -129,7 +145,6 @@ pub(crate) fn train_table<M: TableFamily>(
     crate::print_cache_report(&report);
     let featurize_seconds = t0.elapsed().as_secs_f64();
     let (mut features, report) = drop_unlabelled(table, features, report, M::coordinate_source);
-    write_json(&run_dir.join("featurize_report.json"), &report)?;
     if report.n_skipped > 0 {
         eprintln!(
             "featurize: skipped {} of {} rows (see {}):",
@@ -140,6 +155,16 @@ pub(crate) fn train_table<M: TableFamily>(
         for s in report.skipped.iter().take(10) {
             eprintln!("  row {}: {}", s.row, s.reason);
         }
+    }
+
+    if let Some(first) = report.fallbacks.first() {
+        eprintln!(
+            "featurize: {} molecules have fallback coordinates (featurize_report.json says \
+             why); first: row {}: {}",
+            report.fallbacks.len(),
+            first.row,
+            first.reason
+        );
     }
 
     let split = split_rows(&input.split, table, &features)?;
@@ -167,10 +192,13 @@ pub(crate) fn train_table<M: TableFamily>(
         mean: Vec::new(),
         std: Vec::new(),
     };
+    check_targets_define_tasks(table, &train_rows, &input.target_columns, input.task)?;
     if input.task == Task::Regression {
         (labels.mean, labels.std) = standardisation(table, &train_rows, &input.target_columns)?;
     }
-    family.write_spec(&labels, run_dir)?;
+    // A refused resume leaves the folder as it was: run.json first, then the rest.
+    folder.write_spec(&family.spec_with(&labels)?)?;
+    write_json(&run_dir.join("featurize_report.json"), &report)?;
 
     // The training and validation molecules move into the engine's examples (no copy);
     // evaluation reads them from there.
@@ -285,6 +313,43 @@ fn check_binary(table: &MoleculeTable, columns: &[String], path: &Path) -> Resul
     Ok(())
 }
 
+/// Every target column defines a task on the training molecules: at least two distinct
+/// labels (both classes for classification). A column of one value (all 0, inferred as
+/// classification with one class) trained to the end before failing with "no epoch has a
+/// finite validation metric".
+///
+/// # Errors
+/// [`TrainError::Invalid`] naming the column, its one value and the row count.
+fn check_targets_define_tasks(
+    table: &MoleculeTable,
+    train_rows: &[usize],
+    columns: &[String],
+    task: Task,
+) -> Result<(), TrainError> {
+    for (j, column) in columns.iter().enumerate() {
+        let present: Vec<f32> = train_rows
+            .iter()
+            .map(|&r| table.targets[r][j])
+            .filter(|v| v.is_finite())
+            .collect();
+        let Some(&first) = present.first() else {
+            continue; // no label at all: standardisation / the metrics name it
+        };
+        if present.iter().all(|&v| v == first) {
+            let what = match task {
+                Task::Classification => "a classification task needs both classes (0 and 1)",
+                Task::Regression => "a regression task needs labels that vary",
+            };
+            return Err(TrainError::Invalid(format!(
+                "target column {column:?}: every one of its {} labels among the training \
+                 molecules is {first}: {what}",
+                present.len()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The evaluation view of a split part's examples.
 fn part_of<F>(examples: &[Example<F>]) -> Part<'_, F> {
     Part {
@@ -391,6 +456,35 @@ mod tests {
             e.contains("row 1 (CCN)") && e.contains("label 0.5") && e.contains("\"b\""),
             "{e}"
         );
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Issue #37 item 7: a target column with one value among the training molecules
+    /// (an all-zero column, inferred as one-class classification; a constant real
+    /// value) is refused before training, naming the column.
+    #[test]
+    fn a_constant_label_column_defines_no_task() {
+        let dir = std::env::temp_dir().join(format!("molattn-const-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.csv");
+        std::fs::write(
+            &path,
+            "smiles,a,b,c\nCCO,0,1.5,0\nCCN,0,1.5,1\nCCC,0,1.5,\n",
+        )
+        .unwrap();
+        let check = |column: &str, task: Task| {
+            let columns = vec![column.to_string()];
+            let table = MoleculeTable::read_csv(&path, "smiles", &columns).unwrap();
+            check_targets_define_tasks(&table, &[0, 1, 2], &columns, task)
+        };
+        let e = check("a", Task::Classification).unwrap_err().to_string();
+        assert!(
+            e.contains("\"a\"") && e.contains("3 labels") && e.contains("is 0"),
+            "{e}"
+        );
+        let e = check("b", Task::Regression).unwrap_err().to_string();
+        assert!(e.contains("\"b\"") && e.contains("is 1.5"), "{e}");
+        assert!(check("c", Task::Classification).is_ok());
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -25,7 +25,6 @@ use models::mat::LoadParts;
 use mol_featurize::MatFeatures;
 use mol_featurize::conformer::CoordinateMethod;
 
-use crate::checkpoint::write_json;
 use crate::engine::{self, FitOutcome, FitSettings, Selection, TaskMetric};
 use crate::error::TrainError;
 use crate::example::Example;
@@ -52,6 +51,7 @@ pub fn train_run(
     control: &RunControl,
     device: &Device,
 ) -> Result<TrainSummary, TrainError> {
+    spec.train.validate()?;
     if spec.featurizer.d_atom() != spec.model.d_atom {
         return Err(TrainError::Invalid(format!(
             "featurizer gives d_atom {} but the model expects {}",
@@ -96,10 +96,10 @@ impl TableFamily for MatFamily {
         features.coordinate_source
     }
 
-    fn write_spec(&mut self, labels: &Labels, run_dir: &Path) -> Result<(), TrainError> {
+    fn spec_with(&mut self, labels: &Labels) -> Result<serde_json::Value, TrainError> {
         self.spec.target_mean = labels.mean.clone();
         self.spec.target_std = labels.std.clone();
-        write_json(&run_dir.join("run.json"), &self.spec)
+        serde_json::to_value(&self.spec).map_err(|e| TrainError::Invalid(e.to_string()))
     }
 
     fn fit(

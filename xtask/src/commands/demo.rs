@@ -90,7 +90,9 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         pretrained: None,
     };
     let t0 = Instant::now();
+    // The demo owns its output folder: a second demo overwrites the first.
     let control = RunControl {
+        force: true,
         progress: train::engine::Progress::Auto,
         conformer_cache: conformer_cache_dir(None, false),
         ..Default::default()

@@ -25,8 +25,16 @@ pub struct EngineArgs {
     pub strategy: StrategyArg,
     /// Continue the run in --out from its last complete checkpoint (after an interruption,
     /// even `kill -9`).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "force")]
     pub resume: bool,
+    /// Start a fresh run in an --out folder that holds one, overwriting it (without it,
+    /// such a folder is refused).
+    #[arg(long)]
+    pub force: bool,
+    /// Skip molecules with more heavy atoms than this (default 1000), with the reason in
+    /// featurize_report.json.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_atoms: Option<u64>,
     /// Print nothing while training (the default is burn-train's dashboard on a terminal,
     /// one line per epoch otherwise).
     #[arg(long)]
@@ -97,6 +105,8 @@ impl EngineArgs {
     pub fn control(&self) -> Result<train::RunControl> {
         Ok(train::RunControl {
             resume: self.resume,
+            force: self.force,
+            max_atoms: self.max_atoms.map(|n| n as usize),
             progress: self.progress(),
             interrupt_after_batches: None,
             conformer_cache: None,
@@ -147,6 +157,8 @@ mod tests {
             devices: devices.iter().map(|s| s.to_string()).collect(),
             strategy,
             resume: false,
+            force: false,
+            max_atoms: None,
             quiet: false,
         }
     }

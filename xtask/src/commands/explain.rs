@@ -3,11 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use burn::tensor::Device;
 
 /// Explains every SMILES with the run in `run`, writing one folder per molecule
-/// (`out/mol-<k>`); returns the folders. Prints the prediction and the files.
+/// (`out/mol-<k>`); returns the folders. Prints the prediction and the files; a SMILES
+/// that fails is reported (row, SMILES, reason) and the others go on.
+///
+/// # Errors
+/// When no SMILES could be explained.
 pub fn run(
     run: &Path,
     smiles: &[String],
@@ -17,17 +21,35 @@ pub fn run(
     device: &Device,
 ) -> Result<Vec<PathBuf>> {
     let mut dirs = Vec::new();
-    for (k, s) in smiles.iter().enumerate() {
-        let explanation = train::explain::explain(run, s, device)?;
-        let dir = out.join(format!("mol-{k}"));
-        let files = train::explain::render(&explanation, layer, head, &dir)?;
-        println!(
-            "{s}: prediction {:+.3}; {} files in {}",
-            explanation.prediction,
-            files.len(),
-            dir.display()
+    let mut failed = Vec::new();
+    let results = train::explain::explain_each(run, smiles, (layer, head), out, device);
+    for (k, (s, result)) in smiles.iter().zip(results).enumerate() {
+        match result {
+            Ok(done) => {
+                println!(
+                    "{s}: prediction {:+.3}; {} files in {}",
+                    done.explanation.prediction,
+                    done.files.len(),
+                    done.dir.display()
+                );
+                dirs.push(done.dir);
+            }
+            Err(e) => {
+                eprintln!("SMILES {k} ({s}): not explained: {e}");
+                failed.push(k);
+            }
+        }
+    }
+    if !failed.is_empty() {
+        eprintln!(
+            "explained {} of {} SMILES; failed: {:?}",
+            dirs.len(),
+            smiles.len(),
+            failed
         );
-        dirs.push(dir);
+    }
+    if dirs.is_empty() && !smiles.is_empty() {
+        bail!("no SMILES could be explained");
     }
     Ok(dirs)
 }

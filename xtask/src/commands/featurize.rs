@@ -44,6 +44,10 @@ pub struct FeaturizeArgs {
     /// Embed every molecule; neither read nor write the conformer cache.
     #[arg(long, conflicts_with = "cache")]
     pub no_cache: bool,
+    /// Skip molecules with more heavy atoms than this (default 1000), with the reason in
+    /// the report.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_atoms: Option<u64>,
     /// SMILES column.
     #[arg(long, default_value = "smiles")]
     pub smiles_column: String,
@@ -163,6 +167,7 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
                 conformer: for_data(&featurizer.conformer),
                 ..featurizer
             };
+            let featurizer = limited(featurizer, args.max_atoms);
             let features = featurize(&data, &rows, &featurizer, cache)?;
             out.write(&features, |ok| {
                 Ok(export_feeds::mat(
@@ -189,6 +194,7 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
                 conformer: for_data(&featurizer.conformer),
                 ..featurizer
             };
+            let featurizer = limited(featurizer, args.max_atoms);
             let features = featurize(&data, &rows, &featurizer, cache)?;
             out.write(&features, |ok| {
                 let data =
@@ -196,6 +202,15 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
                 Ok(export_feeds::transformer_m(&data, mode))
             })
         }
+    }
+}
+
+/// `featurizer` with the `--max-atoms` limit (default: its own).
+fn limited<F: Featurizer>(featurizer: F, max_atoms: Option<u64>) -> mol_featurize::AtomLimit<F> {
+    let max_atoms = max_atoms.map_or(featurizer.max_atoms(), |n| n as usize);
+    mol_featurize::AtomLimit {
+        inner: featurizer,
+        max_atoms,
     }
 }
 

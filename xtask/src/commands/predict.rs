@@ -5,7 +5,6 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use train::data::MoleculeTable;
-use train::predict::predict_table;
 use train::table_data::TableData;
 
 use super::common::{DeviceArg, StructureArgs, conformer_cache_dir};
@@ -39,6 +38,10 @@ pub struct PredictArgs {
     /// One or more SMILES.
     #[arg(long)]
     pub smiles: Vec<String>,
+    /// Skip molecules with more heavy atoms than this (default 1000), with the reason in
+    /// the error column.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_atoms: Option<u64>,
     /// Output CSV (stdout if absent).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -78,7 +81,18 @@ pub fn run(args: PredictArgs) -> Result<()> {
         },
     };
     if data.table.is_empty() {
-        bail!("nothing to predict: give --data or --smiles");
+        match &args.data {
+            Some(path) => bail!(
+                "{}: no molecules to predict (the file has no data rows)",
+                path.display()
+            ),
+            None => bail!("nothing to predict: give --data or --smiles"),
+        }
+    }
+    if let Some(out) = &args.out {
+        let mut inputs: Vec<&std::path::Path> = args.data.iter().map(|p| p.as_path()).collect();
+        inputs.extend(args.structure.labels.as_deref());
+        train::checkpoint::refuse_overwriting_input(out, &inputs)?;
     }
     let cache = conformer_cache_dir(args.cache, args.no_cache);
     let train::predict::PredictOutput {
@@ -86,7 +100,13 @@ pub fn run(args: PredictArgs) -> Result<()> {
         report,
         target_columns,
         ..
-    } = predict_table(&args.run, &data, &args.device.device()?, cache.as_deref())?;
+    } = train::predict::predict_table_limited(
+        &args.run,
+        &data,
+        &args.device.device()?,
+        cache.as_deref(),
+        args.max_atoms.map(|n| n as usize),
+    )?;
     let out = args.out;
     let mut w: csv::Writer<Box<dyn std::io::Write>> = match &out {
         Some(p) => csv::Writer::from_writer(Box::new(

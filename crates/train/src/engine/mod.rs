@@ -107,7 +107,7 @@ impl FitSettings {
             epochs: options.epochs,
             patience: options.patience,
             selection,
-            batch_size: options.batch_size.max(1),
+            batch_size: options.batch_size,
             seed: options.seed,
             resume: control.resume,
             devices,

@@ -31,6 +31,7 @@ use crate::engine::schedule::WarmupLinear;
 use crate::engine::{self, FitSettings, Selection};
 use crate::error::TrainError;
 use crate::run_control::RunControl;
+use crate::run_folder::RunFolder;
 use crate::run_kind::RunKind;
 use crate::run_spec::TrainOptions;
 
@@ -84,6 +85,7 @@ pub fn train_smiles_gpt(
     control: &RunControl,
     device: &Device,
 ) -> Result<GptTrainSummary, TrainError> {
+    spec.train.validate()?;
     if !(spec.valid_fraction > 0.0 && spec.valid_fraction < 1.0) {
         return Err(TrainError::Invalid(format!(
             "valid fraction {} is not between 0 and 1",
@@ -91,11 +93,15 @@ pub fn train_smiles_gpt(
         )));
     }
     spec.model.pattern.validate().map_err(TrainError::Invalid)?;
-    std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
+    let folder = RunFolder::claim(
+        run_dir,
+        control.resume,
+        control.force,
+        &[spec.corpus.path.as_path()],
+    )?;
     let rows = spec.corpus.read()?;
     let (vocab, _) = SmilesVocab::build(rows.iter().map(|(_, s)| s.as_str()));
     let (mut sequences, skipped) = encode_rows(&rows, &vocab, spec.model.max_len);
-    write_json(&run_dir.join("skipped.json"), &skipped)?;
     if !skipped.is_empty() && control.progress != engine::Progress::Quiet {
         eprintln!(
             "smiles-gpt: {} of {} rows left out (skipped.json); first: row {}: {}",
@@ -120,7 +126,8 @@ pub fn train_smiles_gpt(
         model: model_config.clone(),
         ..spec.clone()
     };
-    write_json(&run_dir.join("run.json"), &spec)?;
+    folder.write_spec(&spec)?;
+    write_json(&run_dir.join("skipped.json"), &skipped)?;
     write_json(&run_dir.join("vocab.json"), &vocab)?;
     sequences.shuffle(&mut StdRng::seed_from_u64(spec.train.seed));
     let n_valid = ((sequences.len() as f64 * spec.valid_fraction).round() as usize)

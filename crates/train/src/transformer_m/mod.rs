@@ -43,7 +43,8 @@ pub use step::{ModeChoice, TmBatch, TmBatcher, TmDenoiser, TmExample, TmLearner}
 pub use table::train_table_transformer_m;
 
 /// Raw outputs `[n][tasks]` (standardised values or logits) of `model` for `features`
-/// in `mode`, in batches of `batch_size`; on the CPU each batch is split across rayon's
+/// in `mode`, in batches of at most `batch_size` grouped by size
+/// ([`crate::size_batches`], rows in input order); on the CPU each batch is split across rayon's
 /// threads ([`TransformerM::forward_parallel`]).
 ///
 /// # Errors
@@ -56,11 +57,12 @@ pub fn predict_raw(
     batch_size: usize,
     device: &Device,
 ) -> Result<Vec<Vec<f32>>, TrainError> {
-    let mut out = Vec::with_capacity(features.len());
     let parts = models::parallel::inference_parts(device);
-    for chunk in features.chunks(batch_size.max(1)) {
+    let sizes: Vec<usize> = features.iter().map(|f| f.num_atoms + 1).collect();
+    crate::size_batches::predict_grouped(&sizes, batch_size, |batch| {
+        let chunk: Vec<&GraphormerFeatures> = batch.iter().map(|&i| features[i]).collect();
         let data =
-            pad_graphormer_batch(chunk, limits).map_err(|e| TrainError::Invalid(e.to_string()))?;
+            pad_graphormer_batch(&chunk, limits).map_err(|e| TrainError::Invalid(e.to_string()))?;
         let modes = vec![mode; chunk.len()];
         let pred =
             model.forward_parallel(&TransformerMBatch::from_data(&data, &modes, device), parts);
@@ -68,9 +70,8 @@ pub fn predict_raw(
         let raw = pred
             .try_into_vec_as::<f32>()
             .map_err(|e| TrainError::Invalid(format!("{e:?}")))?;
-        out.extend(raw.chunks(k.max(1)).map(|c| c.to_vec()));
-    }
-    Ok(out)
+        Ok(raw.chunks(k.max(1)).map(|c| c.to_vec()).collect())
+    })
 }
 
 /// Trains `spec`'s model (fresh or from `spec.init_from`) on the engine: Adam, linear

@@ -22,6 +22,7 @@ use crate::engine::{self, FitSettings, Selection};
 use crate::error::TrainError;
 use crate::qm9::Qm9;
 use crate::run_control::RunControl;
+use crate::run_folder::RunFolder;
 
 /// Share of the pretraining molecules held out to report a validation denoising loss
 /// (at least one molecule).
@@ -97,8 +98,25 @@ pub fn pretrain_denoising(
             "denoising pretraining needs denoising_head = true".into(),
         ));
     }
-    std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
-    write_json(&run_dir.join("pretrain.json"), spec)?;
+    if spec.batch_size == 0 || spec.steps == 0 {
+        return Err(TrainError::Invalid(format!(
+            "batch size {} and steps {}: both must be at least 1",
+            spec.batch_size, spec.steps
+        )));
+    }
+    if !(spec.learning_rate.is_finite() && spec.learning_rate > 0.0) {
+        return Err(TrainError::Invalid(format!(
+            "learning rate {}: it must be a finite number above 0",
+            spec.learning_rate
+        )));
+    }
+    let data: Vec<&Path> = match &spec.data {
+        PretrainData::Smiles(source) => vec![source.path.as_path()],
+        // QM9 is a fixed dataset; the subset is part of the spec.
+        PretrainData::Qm9(_) => Vec::new(),
+    };
+    let folder = RunFolder::claim(run_dir, control.resume, control.force, &data)?;
+    folder.write_definition("pretrain.json", spec)?;
     let features = match &spec.data {
         PretrainData::Qm9(subset) => {
             let qm9 = Qm9::load(&subset.dataset)?;

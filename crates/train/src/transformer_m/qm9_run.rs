@@ -26,6 +26,7 @@ use crate::masked_loss::LossKind;
 use crate::metrics::mae;
 use crate::qm9::{HARTREE_EV, Qm9};
 use crate::run_control::RunControl;
+use crate::run_folder::RunFolder;
 use crate::run_spec::Task;
 use crate::splits::random_split;
 
@@ -145,7 +146,9 @@ pub fn train_transformer_m(
     control: &RunControl,
     device: &Device,
 ) -> Result<TmSummary, TrainError> {
-    std::fs::create_dir_all(run_dir).map_err(|e| TrainError::io(run_dir, e))?;
+    spec.train.validate()?;
+    // QM9 is a fixed dataset; the subset is part of the spec.
+    let folder = RunFolder::claim(run_dir, control.resume, control.force, &[])?;
     let TmData::Qm9(subset) = &spec.data else {
         return Err(TrainError::Invalid(
             "train_transformer_m trains on QM9; a table run goes through \
@@ -195,7 +198,7 @@ pub fn train_transformer_m(
         .sqrt()
         .max(1e-6);
     (spec.target_mean, spec.target_std) = (vec![mean], vec![std]);
-    write_json(&run_dir.join("run.json"), &spec)?;
+    folder.write_spec(&spec)?;
 
     let (mean, std) = (spec.target_mean.clone(), spec.target_std.clone());
     let examples = |x: &[&GraphormerFeatures], y: &[f32], rows: &[usize]| -> Arc<Vec<TmExample>> {

@@ -184,9 +184,9 @@ impl TmRunSpec {
                 }
             }
         }
-        serde_json::from_value(json).map_err(|e| TrainError::Checkpoint {
+        serde_json::from_value(json.clone()).map_err(|e| TrainError::Checkpoint {
             path: run_dir.join("run.json"),
-            reason: e.to_string(),
+            reason: crate::run_kind::spec_error(&json, RunKind::TransformerM, &e),
         })
     }
 

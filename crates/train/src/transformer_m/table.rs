@@ -13,7 +13,6 @@ use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::graphormer::GraphormerFeatures;
 
 use super::{TmData, TmRunSpec, fit, predict_raw};
-use crate::checkpoint::write_json;
 use crate::engine::FitOutcome;
 use crate::error::TrainError;
 use crate::example::Example;
@@ -41,6 +40,7 @@ pub fn train_table_transformer_m(
     control: &RunControl,
     device: &Device,
 ) -> Result<TrainSummary, TrainError> {
+    spec.train.validate()?;
     let TmData::Table(source) = &spec.data else {
         return Err(TrainError::Invalid(
             "train_table_transformer_m trains on a molecule table; QM9 runs go through \
@@ -120,10 +120,10 @@ impl TableFamily for TmFamily {
         features.coordinate_source
     }
 
-    fn write_spec(&mut self, labels: &Labels, run_dir: &Path) -> Result<(), TrainError> {
+    fn spec_with(&mut self, labels: &Labels) -> Result<serde_json::Value, TrainError> {
         self.spec.target_mean = labels.mean.clone();
         self.spec.target_std = labels.std.clone();
-        write_json(&run_dir.join("run.json"), &self.spec)
+        serde_json::to_value(&self.spec).map_err(|e| TrainError::Invalid(e.to_string()))
     }
 
     fn fit(

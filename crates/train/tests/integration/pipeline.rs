@@ -273,6 +273,37 @@ fn regression_learns_writes_the_run_and_resumes_exactly() {
         std::fs::read(pictures.join("attention.svg")).unwrap()
     );
     assert!(train::explain::render(&e, Some(2), None, &pictures).is_err());
+
+    // Issue #37 item 11: one bad SMILES is its own error and the others are explained;
+    // a large molecule gets a larger drawing.
+    let each = train::explain::explain_each(
+        &straight,
+        &[
+            "c1ccccc1O".to_string(),
+            "C1CC".to_string(),
+            "CCO".to_string(),
+        ],
+        (None, None),
+        &dir.join("each"),
+        &Device::flex(),
+    );
+    assert_eq!(each.len(), 3);
+    assert!(each[0].is_ok() && each[2].is_ok());
+    let e1 = each[1].as_ref().unwrap_err().to_string();
+    assert!(e1.contains("C1CC"), "{e1}");
+    assert!(dir.join("each/mol-2/attention.svg").exists());
+    assert!(!dir.join("each/mol-1").exists());
+    let big = train::explain::explain(&straight, &"C".repeat(90), &Device::flex()).unwrap();
+    let files = train::explain::render(&big, None, None, &dir.join("big")).unwrap();
+    let svg = std::fs::read_to_string(files.iter().find(|f| f.ends_with("attention.svg")).unwrap())
+        .unwrap();
+    let side = train::explain::depiction_side(90);
+    assert_eq!(side, 692);
+    assert!(
+        svg.contains(&format!("width=\"{side}\"")),
+        "{}",
+        &svg[..200]
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
