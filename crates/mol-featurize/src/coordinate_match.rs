@@ -107,6 +107,16 @@ pub fn match_coordinates(
         name: mol.smiles().to_string(),
         reason,
     };
+    if let Some(row) = coordinates
+        .iter()
+        .position(|p| p.iter().any(|v| !v.is_finite()))
+    {
+        return Err(mismatch(format!(
+            "coordinate row {} ({:?}) is not finite",
+            row + 1,
+            coordinates[row]
+        )));
+    }
     if elements.len() != coordinates.len() {
         return Err(mismatch(format!(
             "{} elements but {} coordinate rows",

@@ -22,17 +22,31 @@ use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 
 use crate::conformer::{ConformerOptions, CoordinateMethod};
+use crate::coordinate_match::match_coordinates;
 use crate::error::FeaturizeError;
 use crate::graphormer;
 use crate::mat::MatFeaturizer;
 use crate::molecule::Molecule;
 use crate::structure_file::{StructureFileError, parse_sdf};
+use chematic::mol::xyz::parse_xyz;
 
 /// Characters (and a few multi-character tokens) the SMILES mutator inserts.
 pub const SMILES_ALPHABET: [&str; 50] = [
     "C", "N", "O", "S", "P", "F", "I", "B", "c", "l", "n", "o", "s", "p", "[", "]", "(", ")", "=",
     "#", "-", "+", "/", "\\", "@", ".", "%", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "H",
     ":", "*", "~", "$", " ", "Cl", "Br", "[nH]", "[O-]", "[C@@H]", "[N+]", "%10",
+];
+
+/// Spellings of non-finite numbers a coordinate field is replaced by.
+const NON_FINITE: [&str; 7] = ["nan", "NaN", "inf", "-inf", "infinity", "1e400", "-1e999"];
+
+/// Atom counts no molecule has (the last overflows 64 bits).
+const HUGE_COUNTS: [&str; 5] = [
+    "100000",
+    "4294967296",
+    "9223372036854775807",
+    "18446744073709551615",
+    "99999999999999999999999",
 ];
 
 /// Maximum path length of the Graphormer features computed for every accepted input.
@@ -45,13 +59,16 @@ pub struct Corpus {
     pub smiles: Vec<String>,
     /// Complete SDF records, each ending with its `$$$$` line.
     pub records: Vec<String>,
+    /// XYZ frames (heavy atoms, a 2D layout's coordinates) with their molecule's SMILES.
+    pub xyz: Vec<(String, String)>,
 }
 
 impl Corpus {
     /// A corpus of `smiles` and, from the first `n_records` of them that parse, SDF
-    /// records with 2D coordinates, alternately V2000 and V3000.
+    /// records in turn V2000 2D, V3000 2D and V2000 3D, and XYZ frames.
     pub fn new(smiles: Vec<String>, n_records: usize) -> Self {
         let mut records = Vec::new();
+        let mut xyz = Vec::new();
         for s in &smiles {
             if records.len() >= n_records {
                 break;
@@ -67,16 +84,59 @@ impl Corpus {
                 name: s.clone(),
                 ..Default::default()
             };
-            let block = if records.len() % 2 == 0 {
-                write_mol_with_coords(&mol.parsed, &meta, &coords)
-            } else {
-                write_mol_v3000(&mol.parsed, &meta, &coords)
+            // V2000 2D, V3000 2D, V2000 3D (the 2D layout lifted off its plane: 3D
+            // stereo perception runs on it, where a `nan` coordinate once panicked).
+            let block = match records.len() % 3 {
+                0 => write_mol_with_coords(&mol.parsed, &meta, &coords),
+                1 => write_mol_v3000(&mol.parsed, &meta, &coords),
+                _ => lift_to_3d(&write_mol_with_coords(&mol.parsed, &meta, &coords)),
             };
             let block = block.trim_end_matches('\n');
             records.push(format!("{block}\n> <y>\n{}\n\n$$$$\n", records.len()));
+            if let Some((layout, _)) = crate::conformer::coordinates(
+                &mol,
+                &ConformerOptions {
+                    method: CoordinateMethod::Layout2d,
+                    ..Default::default()
+                },
+            ) {
+                let mut frame = format!("{}\n{s}\n", layout.len());
+                for (atom, p) in mol.atoms().iter().zip(&layout) {
+                    frame.push_str(&format!(
+                        "{} {:.4} {:.4} {:.4}\n",
+                        crate::depict::element_symbol(atom.atomic_number),
+                        p[0],
+                        p[1],
+                        p[2]
+                    ));
+                }
+                xyz.push((s.clone(), frame));
+            }
         }
-        Corpus { smiles, records }
+        Corpus {
+            smiles,
+            records,
+            xyz,
+        }
     }
+}
+
+/// A V2000 block with z coordinates of up to 0.3 Angstrom (columns 21-30 of its atom
+/// lines), so that it reads as 3D.
+fn lift_to_3d(block: &str) -> String {
+    let mut lines: Vec<String> = block.lines().map(String::from).collect();
+    let n: usize = lines
+        .get(3)
+        .and_then(|l| l.get(..3))
+        .and_then(|c| c.trim().parse().ok())
+        .unwrap_or(0);
+    for (k, line) in lines.iter_mut().skip(4).take(n).enumerate() {
+        if line.len() >= 30 && line.is_char_boundary(20) && line.is_char_boundary(30) {
+            let z = 0.3 * (k as f64 * 1.7).sin();
+            line.replace_range(20..30, &format!("{z:>10.4}"));
+        }
+    }
+    lines.join("\n") + "\n"
 }
 
 /// One fuzz input.
@@ -93,6 +153,13 @@ pub enum Input {
         /// Atom count of every record (`None` for the edited one).
         atoms: Vec<Option<usize>>,
     },
+    /// An XYZ frame (edited) to be matched to the molecule `smiles`.
+    Xyz {
+        /// The frame's text.
+        text: String,
+        /// The molecule it belongs to.
+        smiles: String,
+    },
 }
 
 impl Input {
@@ -100,7 +167,7 @@ impl Input {
     pub fn text(&self) -> &str {
         match self {
             Input::Smiles(s) => s,
-            Input::Sdf { text, .. } => text,
+            Input::Sdf { text, .. } | Input::Xyz { text, .. } => text,
         }
     }
 }
@@ -112,6 +179,8 @@ pub enum Failure {
     Panic(String),
     /// A record not accounted for, or an untouched record that changed.
     Lost(String),
+    /// Input that must be refused was accepted (a non-finite coordinate).
+    Accepted(String),
 }
 
 impl Failure {
@@ -120,6 +189,7 @@ impl Failure {
         match self {
             Failure::Panic(_) => "panic",
             Failure::Lost(_) => "lost",
+            Failure::Accepted(_) => "accepted",
         }
     }
 }
@@ -129,6 +199,7 @@ impl std::fmt::Display for Failure {
         match self {
             Failure::Panic(m) => write!(f, "panic: {m}"),
             Failure::Lost(m) => write!(f, "not accounted for: {m}"),
+            Failure::Accepted(m) => write!(f, "accepted bad input: {m}"),
         }
     }
 }
@@ -142,8 +213,8 @@ pub struct Outcome {
     pub rejected: usize,
 }
 
-/// The stream of fuzz inputs from a corpus: three mutated SMILES, then one mutated SDF,
-/// deterministic for a seed.
+/// The stream of fuzz inputs from a corpus: of every eight, two mutated SDF files, one
+/// mutated XYZ frame and five mutated SMILES, deterministic for a seed.
 pub struct Generator {
     corpus: Corpus,
     rng: StdRng,
@@ -171,6 +242,8 @@ impl Generator {
         self.count += 1;
         if self.count.is_multiple_of(4) {
             mutate_sdf(&self.corpus, &mut self.rng)
+        } else if self.count % 8 == 2 && !self.corpus.xyz.is_empty() {
+            mutate_xyz(&self.corpus, &mut self.rng)
         } else {
             Input::Smiles(mutate_smiles(&self.corpus, &mut self.rng))
         }
@@ -245,6 +318,55 @@ pub fn mutate_sdf(corpus: &Corpus, rng: &mut StdRng) -> Input {
     }
 }
 
+/// An XYZ frame of the corpus with one edit: a coordinate made non-finite, a huge or
+/// negative atom count, a line deleted or duplicated, a character garbled.
+pub fn mutate_xyz(corpus: &Corpus, rng: &mut StdRng) -> Input {
+    let Some((smiles, frame)) = corpus.xyz.choose(rng) else {
+        return Input::Smiles(String::new());
+    };
+    let mut lines: Vec<String> = frame.lines().map(String::from).collect();
+    let atom = rng.random_range(2..lines.len().max(3)).min(lines.len() - 1);
+    match rng.random_range(0..5) {
+        0 | 1 => {
+            let mut fields: Vec<String> =
+                lines[atom].split_whitespace().map(String::from).collect();
+            if fields.len() == 4 {
+                fields[rng.random_range(1..4)] =
+                    NON_FINITE[rng.random_range(0..NON_FINITE.len())].into();
+            }
+            lines[atom] = fields.join(" ");
+        }
+        2 => {
+            lines[0] = [
+                HUGE_COUNTS[rng.random_range(0..HUGE_COUNTS.len())],
+                "-1",
+                "0",
+                "",
+            ][rng.random_range(0..4)]
+            .to_string();
+        }
+        3 => {
+            if rng.random_bool(0.5) {
+                lines.remove(atom);
+            } else {
+                let line = lines[atom].clone();
+                lines.insert(atom, line);
+            }
+        }
+        _ => {
+            let mut chars: Vec<char> = lines[atom].chars().collect();
+            let at = rng.random_range(0..=chars.len());
+            let c = ['0', '-', '.', ' ', 'X', 'e', '\t'][rng.random_range(0..7)];
+            chars.insert(at, c);
+            lines[atom] = chars.into_iter().collect();
+        }
+    }
+    Input::Xyz {
+        text: format!("{}\n", lines.join("\n")),
+        smiles: smiles.clone(),
+    }
+}
+
 fn mutate_record(record: &str, rng: &mut StdRng) -> String {
     // Edit the body; the `$$$$` line stays, so the next record keeps its start.
     let body = record
@@ -256,7 +378,56 @@ fn mutate_record(record: &str, rng: &mut StdRng) -> String {
         return record.to_string();
     }
     let k = rng.random_range(0..lines.len());
-    match rng.random_range(0..6) {
+    match rng.random_range(0..8) {
+        6 => {
+            // A coordinate of an atom line (V2000: the first three fields; V3000: fields
+            // 5-7) becomes a non-finite number.
+            let v2000 = lines.get(3).is_some_and(|l| l.contains("V2000"));
+            let atom_lines: Vec<usize> = if v2000 {
+                let n: usize = lines[3]
+                    .get(..3)
+                    .and_then(|c| c.trim().parse().ok())
+                    .unwrap_or(0);
+                (4..(4 + n).min(lines.len())).collect()
+            } else {
+                let begin = lines.iter().position(|l| l.trim() == "M  V30 BEGIN ATOM");
+                let end = lines.iter().position(|l| l.trim() == "M  V30 END ATOM");
+                match (begin, end) {
+                    (Some(b), Some(e)) if b + 1 < e => (b + 1..e).collect(),
+                    _ => Vec::new(),
+                }
+            };
+            if let Some(&at) = atom_lines.choose(rng) {
+                let token = NON_FINITE[rng.random_range(0..NON_FINITE.len())];
+                let axis = rng.random_range(0..3);
+                if v2000 {
+                    // Fixed columns: x, y, z in 10 characters each.
+                    let (a, b) = (axis * 10, axis * 10 + 10);
+                    let line = &mut lines[at];
+                    if line.len() >= b && line.is_char_boundary(a) && line.is_char_boundary(b) {
+                        line.replace_range(a..b, &format!("{token:>10}"));
+                    }
+                } else {
+                    // M V30 index type x y z ...
+                    let mut fields: Vec<&str> = lines[at].split_whitespace().collect();
+                    if fields.len() > 4 + axis {
+                        fields[4 + axis] = token;
+                    }
+                    lines[at] = fields.join(" ");
+                }
+            }
+        }
+        7 => {
+            // A huge declared atom or bond count.
+            let huge = HUGE_COUNTS[rng.random_range(0..HUGE_COUNTS.len())];
+            match lines.iter().position(|l| l.starts_with("M  V30 COUNTS")) {
+                Some(at) => lines[at] = format!("M  V30 COUNTS {huge} {huge} 0 0 0"),
+                None => {
+                    let at = 3.min(lines.len() - 1);
+                    lines[at] = "999999  0  0  0  0  0  0  0  0999 V2000".to_string();
+                }
+            }
+        }
         0 => {
             lines.remove(k);
         }
@@ -382,6 +553,11 @@ fn run_unguarded(input: &Input) -> Result<Outcome, Failure> {
             for (i, (result, expected)) in results.into_iter().zip(atoms).enumerate() {
                 match result {
                     Ok(rec) => {
+                        if let Some(bad) = non_finite(rec.coordinates.iter().flatten()) {
+                            return Err(Failure::Accepted(format!(
+                                "record {i} read with the coordinate {bad:?}"
+                            )));
+                        }
                         if let Some(n) = expected
                             && rec.molecule.num_atoms() != *n
                         {
@@ -399,6 +575,11 @@ fn run_unguarded(input: &Input) -> Result<Outcome, Failure> {
                         {
                             return Err(f);
                         }
+                        if let StructureFileError::Format { reason, .. } = &e
+                            && reason.starts_with(crate::structure_file::READER_PANIC)
+                        {
+                            return Err(Failure::Panic(e.to_string()));
+                        }
                         if expected.is_some() {
                             return Err(Failure::Lost(format!("untouched record {i}: {e}")));
                         }
@@ -407,8 +588,40 @@ fn run_unguarded(input: &Input) -> Result<Outcome, Failure> {
                 }
             }
         }
+        Input::Xyz { text, smiles } => {
+            let mol = Molecule::from_smiles(smiles)
+                .map_err(|e| Failure::Lost(format!("the corpus SMILES {smiles}: {e}")))?;
+            let matched = parse_xyz(text)
+                .map_err(|e| e.to_string())
+                .and_then(|frame| {
+                    let elements: Vec<u8> = frame
+                        .atoms
+                        .iter()
+                        .map(|a| a.element.atomic_number())
+                        .collect();
+                    let xyz: Vec<[f64; 3]> = frame.atoms.iter().map(|a| [a.x, a.y, a.z]).collect();
+                    match_coordinates(&mol, &elements, &xyz).map_err(|e| e.to_string())
+                });
+            match matched {
+                Ok(xyz) => {
+                    if let Some(bad) = non_finite(xyz.iter()) {
+                        return Err(Failure::Accepted(format!(
+                            "an XYZ frame matched with the coordinate {bad:?}"
+                        )));
+                    }
+                    featurize(&mol, Some(xyz))?;
+                    out.accepted += 1;
+                }
+                Err(_) => out.rejected += 1,
+            }
+        }
     }
     Ok(out)
+}
+
+/// The first coordinate row of `rows` with a value that is not finite.
+fn non_finite<'a>(mut rows: impl Iterator<Item = &'a [f32; 3]>) -> Option<[f32; 3]> {
+    rows.find(|p| p.iter().any(|v| !v.is_finite())).copied()
 }
 
 /// Shrinks `input` while [`run`] still fails with the same kind of [`Failure`]: deletes
@@ -447,6 +660,16 @@ pub fn minimize(input: &Input, failure: &Failure, budget: Duration) -> Input {
                         mutated: 0,
                         atoms: vec![None; n],
                     }
+                }),
+            )
+        }
+        Input::Xyz { text, smiles } => {
+            let smiles = smiles.clone();
+            (
+                text.lines().map(|l| format!("{l}\n")).collect(),
+                Box::new(move |u: &[String]| Input::Xyz {
+                    text: u.concat(),
+                    smiles: smiles.clone(),
                 }),
             )
         }

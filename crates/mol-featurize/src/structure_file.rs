@@ -146,6 +146,10 @@ pub fn read_sdf(
     Ok(parse_sdf(&text, &path.display().to_string()))
 }
 
+/// How a record's error starts when chematic's MOL block reader panicked on it (caught;
+/// the fuzzer counts it as a failure to fix).
+pub const READER_PANIC: &str = "the MOL block reader failed";
+
 /// Most atoms (hydrogens included) a MOL block may declare; a larger record is refused
 /// before it is parsed (parsing grows faster than linearly: a 5,000-atom molecule took
 /// 50 s). Four times [`crate::DEFAULT_MAX_ATOMS`], so that every record within the
@@ -222,7 +226,7 @@ pub fn parse_sdf(text: &str, label: &str) -> Vec<Result<SdfMolecule, StructureFi
             }))
             .map_err(|payload| {
                 format(format!(
-                    "the MOL block reader failed: {}",
+                    "{READER_PANIC}: {}",
                     crate::molecule::panic_text(payload.as_ref())
                 ))
             })?

@@ -21,6 +21,8 @@ pub struct FuzzReport {
     pub smiles_tried: u64,
     /// SDF inputs tried.
     pub sdf_tried: u64,
+    /// XYZ frames tried.
+    pub xyz_tried: u64,
     /// Molecules featurized.
     pub accepted: u64,
     /// Molecules or records rejected with a reason.
@@ -29,6 +31,8 @@ pub struct FuzzReport {
     pub failures: Vec<(String, String, String)>,
     /// An input that ran past the per-input budget.
     pub hang: Option<String>,
+    /// The process-level cases ([`super::fuzz_runs`]).
+    pub processes: Vec<super::fuzz_runs::Case>,
 }
 
 /// Time spent shrinking one failing input.
@@ -45,6 +49,7 @@ fn write_input(out: &Path, name: &str, input: &Input) -> Result<String> {
     let ext = match input {
         Input::Smiles(_) => "smi",
         Input::Sdf { .. } => "sdf",
+        Input::Xyz { .. } => "xyz",
     };
     let path = out.join(format!("{name}.{ext}"));
     std::fs::write(&path, input.text()).with_context(|| path.display().to_string())?;
@@ -64,8 +69,10 @@ pub fn run(
     seed: u64,
     input_budget: Duration,
     out: &Path,
+    processes: Vec<super::fuzz_runs::Case>,
 ) -> Result<bool> {
     std::fs::create_dir_all(out).with_context(|| out.display().to_string())?;
+    let processes_ok = processes.iter().all(|c| c.failure.is_none());
     let mut generator = Generator::new(Corpus::new(seeds, 200), seed);
     let corpus = generator.corpus();
     println!(
@@ -84,6 +91,7 @@ pub fn run(
     }));
     let report = Arc::new(Mutex::new(FuzzReport {
         seed,
+        processes,
         ..Default::default()
     }));
     let t0 = Instant::now();
@@ -112,6 +120,7 @@ pub fn run(
                 match &input {
                     Input::Smiles(_) => r.smiles_tried += 1,
                     Input::Sdf { .. } => r.sdf_tried += 1,
+                    Input::Xyz { .. } => r.xyz_tried += 1,
                 }
                 match result {
                     Ok(o) => {
@@ -171,12 +180,13 @@ pub fn run(
     r.seconds = t0.elapsed().as_secs_f64();
     write_report(out, &r)?;
     println!(
-        "fuzz: {} inputs in {:.0} s ({} SMILES, {} SDF; {} molecules featurized, {} rejected \
-         with a reason); {} failures",
-        r.smiles_tried + r.sdf_tried,
+        "fuzz: {} inputs in {:.0} s ({} SMILES, {} SDF, {} XYZ; {} molecules featurized, {} \
+         rejected with a reason); {} failures",
+        r.smiles_tried + r.sdf_tried + r.xyz_tried,
         r.seconds,
         r.smiles_tried,
         r.sdf_tried,
+        r.xyz_tried,
         r.accepted,
         r.rejected,
         r.failures.len()
@@ -184,7 +194,7 @@ pub fn run(
     for (kind, message, file) in &r.failures {
         println!("  {kind}: {message} ({file})");
     }
-    Ok(r.failures.is_empty())
+    Ok(r.failures.is_empty() && processes_ok)
 }
 
 fn record_failure(
@@ -221,6 +231,11 @@ pub struct FuzzArgs {
     /// Output folder.
     #[arg(long, default_value = "runs/fuzz")]
     pub out: PathBuf,
+    /// Kills (`kill -9` at seeded random moments) of a training and of a cached
+    /// featurization, each followed by a resume or rerun that must give the
+    /// uninterrupted result; run before the reader fuzzing.
+    #[arg(long, default_value_t = 1)]
+    pub process_rounds: usize,
 }
 
 /// Runs `fuzz` on MAT's three datasets' SMILES as seeds.
@@ -236,8 +251,27 @@ pub fn run_args(args: FuzzArgs) -> Result<()> {
             "smiles",
         )?);
     }
+    let t0 = std::time::Instant::now();
+    let processes = super::fuzz_runs::run_cases(
+        &dir.join("esol/esol.csv"),
+        &args.out,
+        args.process_rounds,
+        args.seed,
+    )?;
+    let broken = processes.iter().filter(|c| c.failure.is_some()).count();
+    println!(
+        "fuzz: {} process-level cases in {:.0} s (bad arguments and data, two processes on \
+         one run folder, kill -9 during training and cache writes); {broken} failures",
+        processes.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    for case in &processes {
+        if let Some(why) = &case.failure {
+            println!("  {}: {why}", case.name);
+        }
+    }
     let budget = std::time::Duration::from_secs_f64(args.input_seconds);
-    if !run(seeds, args.minutes, args.seed, budget, &args.out)? {
+    if !run(seeds, args.minutes, args.seed, budget, &args.out, processes)? {
         anyhow::bail!("fuzz found failures (see {})", args.out.display());
     }
     Ok(())

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod export;
 pub mod featurize;
 pub mod fuzz;
+pub mod fuzz_runs;
 pub mod generate;
 pub mod moses_metrics;
 pub mod msa_bench;
