@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::cache::{CachedCoordinates, ConformerCache, cache_key};
 use crate::conformer::{self, CoordinateMethod};
 use crate::error::FeaturizeError;
-use crate::featurizer::{Featurizer, within_atom_limit};
+use crate::featurizer::{Featurizer, check_atom_limit, within_atom_limit};
 use crate::molecule::{Molecule, guard};
 
 /// One molecule that could not be featurized.
@@ -115,14 +115,7 @@ pub fn featurize_all_cached<F: Featurizer>(
         .map(|s| {
             // Counted before parsing: parsing itself grows faster than linearly (a
             // 5,000-atom SMILES took 50 s to parse).
-            let atoms = crate::smiles_tokenizer::heavy_atom_tokens(s);
-            if atoms > limit {
-                return Err(FeaturizeError::TooLarge {
-                    smiles: s.clone(),
-                    atoms,
-                    limit,
-                });
-            }
+            check_atom_limit(s, crate::smiles_tokenizer::heavy_atom_tokens(s), limit)?;
             Molecule::from_smiles(s).and_then(|m| within_atom_limit(m, limit))
         })
         .collect();
@@ -343,13 +336,7 @@ pub fn featurize_given<F: Featurizer>(
         .map(|input| {
             let given = input.as_ref().map_err(Clone::clone)?;
             let mol = &given.molecule;
-            if mol.num_atoms() > featurizer.max_atoms() {
-                return Err(FeaturizeError::TooLarge {
-                    smiles: mol.smiles().to_string(),
-                    atoms: mol.num_atoms(),
-                    limit: featurizer.max_atoms(),
-                });
-            }
+            check_atom_limit(mol.smiles(), mol.num_atoms(), featurizer.max_atoms())?;
             if let Some(xyz) = &given.coordinates
                 && xyz.len() != mol.num_atoms()
             {

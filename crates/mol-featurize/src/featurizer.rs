@@ -101,14 +101,24 @@ impl<F: Featurizer> Featurizer for &F {
 /// # Errors
 /// [`FeaturizeError::TooLarge`] naming it.
 pub fn within_atom_limit(mol: Molecule, limit: usize) -> Result<Molecule, FeaturizeError> {
-    if mol.num_atoms() > limit {
+    check_atom_limit(mol.smiles(), mol.num_atoms(), limit).map(|()| mol)
+}
+
+/// Refuses a molecule (`smiles`, for the message) of `atoms` heavy atoms when that is
+/// more than `limit`; the count may come from a parsed molecule or, before parsing, from
+/// [`crate::smiles_tokenizer::heavy_atom_tokens`].
+///
+/// # Errors
+/// [`FeaturizeError::TooLarge`] naming the molecule, its count and the limit.
+pub fn check_atom_limit(smiles: &str, atoms: usize, limit: usize) -> Result<(), FeaturizeError> {
+    if atoms > limit {
         return Err(FeaturizeError::TooLarge {
-            smiles: mol.smiles().to_string(),
-            atoms: mol.num_atoms(),
+            smiles: smiles.to_string(),
+            atoms,
             limit,
         });
     }
-    Ok(mol)
+    Ok(())
 }
 
 impl Featurizer for MatFeaturizer {

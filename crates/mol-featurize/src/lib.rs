@@ -54,6 +54,7 @@ pub mod profile;
 pub mod rdkit_rules;
 pub mod reference;
 pub mod scaffold;
+mod sdf_record;
 pub mod shortest_paths;
 pub mod smiles_syntax;
 pub mod smiles_tokenizer;
@@ -70,7 +71,8 @@ pub use dataset::{
 };
 pub use error::{BatchError, FeaturizeError, TokenizeError};
 pub use featurizer::{
-    AtomLimit, DEFAULT_MAX_ATOMS, Featurizer, GraphormerFeaturizer, within_atom_limit,
+    AtomLimit, DEFAULT_MAX_ATOMS, Featurizer, GraphormerFeaturizer, check_atom_limit,
+    within_atom_limit,
 };
 pub use graphormer::{
     EncodingLimits, GraphormerBatchData, GraphormerFeatures, ShortestPaths, pad_graphormer_batch,

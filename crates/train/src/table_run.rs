@@ -327,11 +327,7 @@ fn check_targets_define_tasks(
     task: Task,
 ) -> Result<(), TrainError> {
     for (j, column) in columns.iter().enumerate() {
-        let present: Vec<f32> = train_rows
-            .iter()
-            .map(|&r| table.targets[r][j])
-            .filter(|v| v.is_finite())
-            .collect();
+        let present = present_labels(table, train_rows, j);
         let Some(&first) = present.first() else {
             continue; // no label at all: standardisation / the metrics name it
         };
@@ -348,6 +344,15 @@ fn check_targets_define_tasks(
         }
     }
     Ok(())
+}
+
+/// Target `j`'s present (finite) labels among `train_rows`.
+fn present_labels(table: &MoleculeTable, train_rows: &[usize], j: usize) -> Vec<f32> {
+    train_rows
+        .iter()
+        .map(|&r| table.targets[r][j])
+        .filter(|v| v.is_finite())
+        .collect()
 }
 
 /// The evaluation view of a split part's examples.
@@ -368,13 +373,7 @@ fn standardisation(
     train_rows: &[usize],
     columns: &[String],
 ) -> Result<(Vec<f32>, Vec<f32>), TrainError> {
-    let present = |j: usize| -> Vec<f32> {
-        train_rows
-            .iter()
-            .map(|&r| table.targets[r][j])
-            .filter(|v| v.is_finite())
-            .collect()
-    };
+    let present = |j: usize| present_labels(table, train_rows, j);
     if let Some(j) = (0..columns.len()).find(|&j| present(j).is_empty()) {
         return Err(TrainError::Invalid(format!(
             "target {:?} has no label among the training molecules of this split",
