@@ -2,8 +2,8 @@
 """Predict with an exported MAT or Transformer-M in ONNX Runtime, on molecules featurized
 by molattn.
 
-    cargo xtask train --model mat --data ../shared/datasets/esol/esol.csv \
-      --splits ../shared/datasets/esol/esol.splits.json --split random-0 --out runs/esol
+    cargo xtask train --model mat --data datasets/esol/esol.csv \
+      --splits datasets/esol/esol.splits.json --split random-0 --out runs/esol
     cargo xtask export --run runs/esol --out esol.onnx
     cargo xtask featurize --run runs/esol --data molecules.csv --format npz --out molecules.npz
     pip install onnxruntime numpy

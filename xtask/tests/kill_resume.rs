@@ -6,9 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn datasets() -> PathBuf {
-    std::env::var_os("MOLATTN_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/datasets"))
+    mol_featurize::mat_datasets::dir().unwrap()
 }
 
 fn train(data: &Path, out: &Path, extra: &[&str]) -> Command {

@@ -2,13 +2,11 @@
 //! `featurize` and `export` (verified in ONNX Runtime and tract; built with the `onnx`
 //! feature, as CI's full build is) on a subset of ESOL, as a user runs them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn datasets() -> PathBuf {
-    std::env::var_os("MOLATTN_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/datasets"))
+    mol_featurize::mat_datasets::dir().unwrap()
 }
 
 fn xtask(args: &[&str]) -> (bool, String) {

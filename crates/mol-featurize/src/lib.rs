@@ -47,6 +47,7 @@ pub mod featurizer;
 pub mod fuzz;
 pub mod graphormer;
 pub mod mat;
+pub mod mat_datasets;
 pub mod molecule;
 pub mod morgan;
 pub mod moses_filters;

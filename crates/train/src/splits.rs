@@ -27,7 +27,7 @@ pub struct Split {
 }
 
 /// Reads split `name` from a split file in the format of
-/// `shared/datasets/*/<name>.splits.json`:
+/// MAT's datasets (`mol_featurize::mat_datasets`, `<name>/<name>.splits.json`):
 /// `{"random-0": {"train": [...], "valid": [...], "test": [...]}, ...}`.
 ///
 /// # Errors
@@ -175,15 +175,10 @@ mod tests {
     }
 
     #[test]
-    fn shared_split_file_is_read() {
-        let path = std::path::PathBuf::from(
-            std::env::var_os("CARGO_MANIFEST_DIR")
-                .unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into()),
-        )
-        .join("../../../shared/datasets/esol/esol.splits.json");
-        if !path.exists() {
-            panic!("shared datasets missing at {}", path.display());
-        }
+    fn shipped_split_file_is_read() {
+        let path = mol_featurize::mat_datasets::dir()
+            .unwrap()
+            .join("esol/esol.splits.json");
         let s = read_split_file(&path, "random-0", 1128).unwrap();
         assert_eq!(
             (s.train.len(), s.valid.len(), s.test.len()),

@@ -12,7 +12,7 @@ use crate::{compare_torch, epoch_bench, featurize_bench, model_bench, scaling_be
 /// Flags of `bench`.
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Datasets folder (default: $MOLATTN_DATA or ../shared/datasets).
+    /// Datasets folder (default: $MOLATTN_DATA, else the shipped ones).
     #[arg(long)]
     pub datasets: Option<PathBuf>,
     /// Molecules featurized per measurement (the first of ESOL; with --featurize or

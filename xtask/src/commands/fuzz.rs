@@ -225,7 +225,7 @@ pub struct FuzzArgs {
     /// Longest one input may take, in seconds.
     #[arg(long, default_value_t = 10.0)]
     pub input_seconds: f64,
-    /// Folder with MAT's dataset CSVs (default: $MOLATTN_DATA, else ../shared/datasets).
+    /// Folder with MAT's dataset CSVs (default: $MOLATTN_DATA, else the shipped ones).
     #[arg(long)]
     pub datasets: Option<PathBuf>,
     /// Output folder.

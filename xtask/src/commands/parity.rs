@@ -10,7 +10,7 @@ use super::common::{datasets_dir, repo_root};
 /// Flags of `parity`.
 #[derive(clap::Args)]
 pub struct ParityArgs {
-    /// Datasets folder (default: $MOLATTN_DATA or ../shared/datasets).
+    /// Datasets folder (default: $MOLATTN_DATA, else the shipped ones).
     #[arg(long)]
     pub datasets: Option<PathBuf>,
     /// Also compare 3D conformers with RDKit over the three datasets (minutes).

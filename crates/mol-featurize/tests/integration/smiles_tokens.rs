@@ -1,14 +1,12 @@
-//! The SMILES tokenizer round trip on every molecule of MAT's three datasets ($MOLATTN_DATA,
-//! else `../shared/datasets` beside the clone): each SMILES (the CSV cell, surrounding
+//! The SMILES tokenizer round trip on every molecule of MAT's three datasets (the shipped
+//! ones, `mol_featurize::mat_datasets`, or $MOLATTN_DATA): each SMILES (the CSV cell, surrounding
 //! spaces trimmed as the table reader does) tokenizes, its tokens concatenate back to it,
 //! and encoding then decoding through the vocabulary built from all of them gives it back.
 
 use mol_featurize::{SmilesVocab, tokenize};
 
 fn datasets() -> std::path::PathBuf {
-    std::env::var_os("MOLATTN_DATA")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| crate::manifest_dir().join("../../../shared/datasets"))
+    mol_featurize::mat_datasets::dir().unwrap()
 }
 
 fn smiles_column(name: &str) -> Vec<String> {

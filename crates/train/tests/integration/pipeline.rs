@@ -1,5 +1,5 @@
-//! End-to-end training on subsets of the real datasets (../shared/datasets or
-//! $MOLATTN_DATA): metrics, run directory contents, exact resume, prediction.
+//! End-to-end training on subsets of the real datasets (the shipped ones,
+//! `mol_featurize::mat_datasets`, or $MOLATTN_DATA): metrics, run directory contents, exact resume, prediction.
 
 use std::path::{Path, PathBuf};
 
@@ -11,9 +11,7 @@ use train::predict::predict_smiles;
 use train::{RunControl, RunKind, RunSpec, SplitSpec, Task, TrainError, TrainOptions, train_run};
 
 fn datasets() -> PathBuf {
-    std::env::var_os("MOLATTN_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::manifest_dir().join("../../../shared/datasets"))
+    mol_featurize::mat_datasets::dir().unwrap()
 }
 
 fn scratch(name: &str) -> PathBuf {

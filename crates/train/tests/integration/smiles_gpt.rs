@@ -21,9 +21,8 @@ fn scratch(name: &str) -> PathBuf {
 /// 300 SMILES of MAT's ESOL and one unusable row each way (a character no token covers;
 /// a SMILES longer than the model's positions).
 fn corpus(dir: &Path) -> PathBuf {
-    let esol = std::env::var_os("MOLATTN_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::manifest_dir().join("../../../shared/datasets"))
+    let esol = mol_featurize::mat_datasets::dir()
+        .unwrap()
         .join("esol/esol.csv");
     let text = std::fs::read_to_string(&esol).unwrap();
     let mut out = String::from("id,smiles\n");

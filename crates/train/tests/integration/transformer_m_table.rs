@@ -16,9 +16,7 @@ use train::transformer_m::{
 use train::{ModeProbabilities, RunControl, RunKind, SplitSpec, Task, TrainOptions};
 
 fn datasets() -> PathBuf {
-    std::env::var_os("MOLATTN_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| crate::manifest_dir().join("../../../shared/datasets"))
+    mol_featurize::mat_datasets::dir().unwrap()
 }
 
 /// The first `n` data rows of a shared dataset as a CSV in `dir`.
