@@ -62,6 +62,9 @@ enum Command {
     MosesMetrics(commands::moses_metrics::MosesMetricsArgs),
     /// Predict with a trained run.
     Predict(commands::predict::PredictArgs),
+    /// Molecule (or per-atom) embeddings of a trained run: the vectors its head reads,
+    /// as .npy or .csv.
+    Embed(commands::embed::EmbedArgs),
     /// Train a small MAT on FreeSolv and predict a few molecules (the README's main job).
     Demo(commands::demo::DemoArgs),
     /// Compare every component with the reference fixtures; non-zero exit on failure.
@@ -106,6 +109,7 @@ fn main() -> Result<()> {
         Command::Data(args) => commands::data::run(args),
         Command::Pretrain(args) => commands::pretrain::run(args),
         Command::Predict(args) => commands::predict::run(args),
+        Command::Embed(args) => commands::embed::run(args),
         Command::Generate(args) => commands::generate::run(args),
         Command::MosesMetrics(args) => commands::moses_metrics::run(args),
         Command::Demo(args) => commands::demo::run(args),

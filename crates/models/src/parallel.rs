@@ -20,20 +20,21 @@ pub fn inference_parts(device: &Device) -> usize {
 }
 
 /// Runs `forward(start, end)` on `parts` contiguous groups of the `batch` molecules at once
-/// on rayon's threads and concatenates the `[end - start, k]` outputs in order into
-/// `[batch, k]`. `parts` is clamped to `1..=batch`; with 1, `forward(0, batch)` runs alone.
+/// on rayon's threads and concatenates the `[end - start, ...]` outputs in order along
+/// the first (molecule) axis. `parts` is clamped to `1..=batch`; with 1,
+/// `forward(0, batch)` runs alone.
 ///
 /// Not for training: burn-autodiff 0.22.1 serialises concurrent graphs.
-pub fn forward_in_parts(
+pub fn forward_in_parts<const D: usize>(
     batch: usize,
     parts: usize,
-    forward: impl Fn(usize, usize) -> Tensor<2> + Sync,
-) -> Tensor<2> {
+    forward: impl Fn(usize, usize) -> Tensor<D> + Sync,
+) -> Tensor<D> {
     let parts = parts.clamp(1, batch.max(1));
     if parts == 1 {
         return forward(0, batch);
     }
-    let outputs: Vec<Tensor<2>> = (0..parts)
+    let outputs: Vec<Tensor<D>> = (0..parts)
         .into_par_iter()
         .map(|i| forward(i * batch / parts, (i + 1) * batch / parts))
         .collect();

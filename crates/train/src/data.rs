@@ -83,99 +83,13 @@ impl MoleculeTable {
         target_columns: &[String],
         delimiter: u8,
     ) -> Result<Self, TrainError> {
-        let csv_err = |reason: String| TrainError::Csv {
-            path: path.to_path_buf(),
-            reason,
+        let columns = crate::delimited_rows::Columns {
+            smiles: smiles_column,
+            id: id_column,
+            targets: target_columns,
         };
-        let mut reader = csv::ReaderBuilder::new()
-            .delimiter(delimiter)
-            .from_path(path)
-            .map_err(|e| csv_err(e.to_string()))?;
-        let headers = reader
-            .headers()
-            .map_err(|e| csv_err(e.to_string()))?
-            .clone();
-        let column = |name: &str| {
-            let named = |h: &str| h.trim_start_matches('\u{feff}').trim() == name;
-            let at: Vec<usize> = (0..headers.len()).filter(|&i| named(&headers[i])).collect();
-            if at.len() > 1 {
-                return Err(csv_err(format!(
-                    "column {name:?} appears {} times in the header (columns {}): rename \
-                     the duplicates so that each column has one name",
-                    at.len(),
-                    at.iter()
-                        .map(|i| (i + 1).to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
-            }
-            at.first().copied().ok_or_else(|| {
-                let mut reason = format!(
-                    "no column {name:?} (columns split at {:?}: {})",
-                    delimiter as char,
-                    headers.iter().collect::<Vec<_>>().join(", ")
-                );
-                if let Some(seen) = other_delimiter(&headers, delimiter) {
-                    let flag = if seen == '\t' {
-                        "tab".to_string()
-                    } else {
-                        format!("'{seen}'")
-                    };
-                    reason.push_str(&format!(
-                        "; the header looks {seen:?}-separated: pass --delimiter {flag}"
-                    ));
-                }
-                csv_err(reason)
-            })
-        };
-        let smiles_at = column(smiles_column)?;
-        let id_at = id_column.map(column).transpose()?;
-        let target_at: Vec<usize> = target_columns
-            .iter()
-            .map(|c| column(c))
-            .collect::<Result<_, _>>()?;
-        if let Some(twice) = target_columns
-            .iter()
-            .enumerate()
-            .find_map(|(i, c)| target_columns[..i].contains(c).then_some(c))
-        {
-            return Err(csv_err(format!(
-                "target column {twice:?} is named twice: each target is one column"
-            )));
-        }
-        let mut table = MoleculeTable {
-            smiles: Vec::new(),
-            targets: Vec::new(),
-            target_columns: target_columns.to_vec(),
-            ids: Vec::new(),
-            label_problems: Vec::new(),
-        };
-        for (row, record) in reader.records().enumerate() {
-            let record = record.map_err(|e| csv_err(format!("row {row}: {e}")))?;
-            let smiles = record.get(smiles_at).unwrap_or_default().to_string();
-            if let Some(at) = id_at {
-                table
-                    .ids
-                    .push(record.get(at).unwrap_or_default().trim().to_string());
-            }
-            let cells: Vec<(&str, Option<&str>)> = target_at
-                .iter()
-                .zip(target_columns)
-                .map(|(&at, name)| (name.as_str(), Some(record.get(at).unwrap_or_default())))
-                .collect();
-            let (values, problem) = parse_labels(&cells, "column");
-            if let Some((kind, reason)) = problem {
-                table.label_problems.push(SkippedMolecule {
-                    row,
-                    smiles: smiles.clone(),
-                    kind: kind.to_string(),
-                    reason: format!("row {row} (SMILES {smiles:?}): no usable label: {reason}"),
-                });
-            }
-            table.smiles.push(smiles);
-            table.targets.push(values);
-        }
-        Ok(table)
+        let mut rows = crate::delimited_rows::DelimitedRows::open(path, columns, delimiter)?;
+        rows.next_chunk(usize::MAX)
     }
 
     /// Whether `row` is trained on: it has at least one label (the others are masked)
@@ -362,7 +276,7 @@ pub fn delimiter_byte(c: char) -> Result<u8, TrainError> {
 }
 
 /// A delimiter other than `used` that splits the one-column `headers` into several.
-fn other_delimiter(headers: &csv::StringRecord, used: u8) -> Option<char> {
+pub(crate) fn other_delimiter(headers: &csv::StringRecord, used: u8) -> Option<char> {
     let [only] = headers.iter().collect::<Vec<_>>()[..] else {
         return None;
     };

@@ -20,7 +20,11 @@
 //!   evaluate, report).
 //! - [`smiles_gpt`]: the SMILES generator's runs (training on a SMILES column, sampling
 //!   with validity, uniqueness and novelty).
-//! - [`predict`]: predictions of a trained run.
+//! - [`trained_run`]: a trained property run opened once; predictions, molecule and
+//!   per-atom embeddings through one inference entry.
+//! - [`predict`]: predictions of a trained run ([`predict_stream`]: chunked, for
+//!   large files, resumable); [`embed`]: its molecule and per-atom
+//!   embeddings as `.npy` or `.csv`.
 //! - [`conformer_cache`]: the on-disk conformer cache as the commands use it.
 //! - [`explain`]: attention and gradient x input of a trained run, drawn on the molecule.
 
@@ -29,8 +33,11 @@
 pub mod checkpoint;
 pub mod conformer_cache;
 pub mod data;
+pub mod delimited_rows;
 pub mod denoising;
+pub mod embed;
 pub mod engine;
+pub mod ensemble;
 pub mod error;
 mod evaluation;
 pub mod example;
@@ -45,6 +52,7 @@ pub mod moses;
 pub mod moses_metrics;
 pub mod plot;
 pub mod predict;
+pub mod predict_stream;
 pub mod qm9;
 pub mod report;
 pub mod run_control;
@@ -57,6 +65,7 @@ pub mod solubility;
 pub mod splits;
 pub mod table_data;
 mod table_run;
+pub mod trained_run;
 pub mod trainer;
 pub mod transformer_m;
 pub mod xyz_table;

@@ -1,44 +1,32 @@
-//! Batched inference with a MAT model and prediction from a trained run directory (MAT
-//! or Transformer-M).
+//! Predictions of a trained run directory (MAT or Transformer-M), through
+//! [`crate::trained_run::TrainedRun`].
 
 use std::path::Path;
 
 use burn::prelude::*;
-use models::{MatBatch, MatModel};
-use mol_featurize::graphormer::GraphormerFeatures;
-use mol_featurize::{AtomLimit, ConformerOptions, FeaturizeReport, MatFeatures, pad_batch};
+use models::MatModel;
+use mol_featurize::{ConformerOptions, FeaturizeReport, MatFeatures};
 use serde::Serialize;
 
 use crate::data::MoleculeTable;
 use crate::error::TrainError;
-use crate::run_kind::{RunKind, run_kind};
+use crate::run_kind::RunKind;
+#[allow(unused_imports)] // doc links
 use crate::run_spec::RunSpec;
-use crate::table_data::{TableData, featurize_table};
-use crate::transformer_m::TmRunSpec;
+use crate::table_data::TableData;
+use crate::trained_run::{Readout, TrainedRun, infer_mat};
 
-/// Runs `model` (evaluation mode) over `features` in batches of at most `batch_size`,
-/// grouped by size ([`crate::size_batches`]), rows returned in input order.
-/// Returns raw outputs `[n][num_targets]` (logits for classification; scaled values for
-/// regression: apply [`RunSpec::unscale`]). On the flex CPU device each batch is split
-/// across rayon's threads ([`MatModel::forward_parallel`]).
+/// Raw outputs `[n][num_targets]` of `model` (evaluation mode) for `features`: logits
+/// for classification, scaled values for regression (apply [`RunSpec::unscale`]);
+/// [`crate::trained_run::infer_mat`] with [`Readout::Prediction`].
 pub fn predict_raw(
     model: &MatModel,
     features: &[&MatFeatures],
     batch_size: usize,
     device: &Device,
 ) -> Vec<Vec<f32>> {
-    let parts = models::parallel::inference_parts(device);
-    let sizes: Vec<usize> = features.iter().map(|f| f.n_atoms).collect();
-    let Ok(rows) = crate::size_batches::predict_grouped(&sizes, batch_size, |batch| {
-        let chunk: Vec<&MatFeatures> = batch.iter().map(|&i| features[i]).collect();
-        // pad_batch only fails on mixed d_atom, impossible within one featurizer.
-        let data = pad_batch(&chunk).expect("one featurizer, one d_atom");
-        let y = model.forward_parallel(&MatBatch::from_data(&data, device), parts);
-        let [_, k] = y.dims();
-        let values: Vec<f32> = y.try_into_vec_as::<f32>().unwrap_or_default();
-        Ok::<_, std::convert::Infallible>(values.chunks(k.max(1)).map(|c| c.to_vec()).collect())
-    });
-    rows
+    // Reading a flex or wgpu tensor back does not fail; an empty result stands in.
+    infer_mat(model, features, batch_size, Readout::Prediction, device).unwrap_or_default()
 }
 
 /// One prediction of [`predict_table`].
@@ -82,15 +70,6 @@ pub fn conformer_for_smiles(trained: &ConformerOptions, run_dir: &Path) -> Confo
         .map(|r| r.coordinate_sources)
         .unwrap_or_default();
     trained.for_smiles(&sources)
-}
-
-/// A run's conformer settings for `data`: its own for a structure file, else
-/// [`conformer_for_smiles`].
-fn conformer_for(trained: &ConformerOptions, data: &TableData, run_dir: &Path) -> ConformerOptions {
-    match data.structures {
-        Some(_) => trained.clone(),
-        None => conformer_for_smiles(trained, run_dir),
-    }
 }
 
 /// [`predict_table`] for SMILES.
@@ -152,70 +131,35 @@ pub fn predict_table_limited(
 ) -> Result<PredictOutput, TrainError> {
     let limit = max_atoms.unwrap_or(mol_featurize::DEFAULT_MAX_ATOMS);
     let cache = crate::open_conformer_cache(conformer_cache);
+    let run = TrainedRun::open(run_dir, device, "used to predict")?;
     // The conformer bar: drawn on a terminal only (indicatif hides it otherwise).
     let progress = true;
-    let kind = run_kind(run_dir)?;
-    let (present, raw, report, labels) = match kind {
-        RunKind::SmilesGpt => {
-            return Err(crate::explain::generator_run(run_dir, "used to predict"));
-        }
-        RunKind::Mat => {
-            let spec = RunSpec::load(run_dir)?;
-            let model = spec.load_best_model(run_dir, device)?;
-            let mut featurizer = spec.featurizer.clone();
-            featurizer.conformer = conformer_for(&featurizer.conformer, data, run_dir);
-            let featurizer = AtomLimit {
-                inner: featurizer,
-                max_atoms: limit,
-            };
-            let (features, report) = featurize_table(&featurizer, data, progress, cache.as_ref())?;
-            let ok: Vec<&MatFeatures> = features.iter().flatten().collect();
-            let raw = predict_raw(&model, &ok, spec.train.batch_size, device);
-            let present = features.iter().map(Option::is_some).collect::<Vec<_>>();
-            (present, raw, report, spec.labels())
-        }
-        RunKind::TransformerM => {
-            let spec = TmRunSpec::load(run_dir)?;
-            let model = spec.load_best_model(run_dir, device)?;
-            let mut featurizer = spec.featurizer();
-            featurizer.conformer = conformer_for(&featurizer.conformer, data, run_dir);
-            let featurizer = AtomLimit {
-                inner: featurizer,
-                max_atoms: limit,
-            };
-            let (features, report) = featurize_table(&featurizer, data, progress, cache.as_ref())?;
-            let ok: Vec<&GraphormerFeatures> = features.iter().flatten().collect();
-            let raw = crate::transformer_m::predict_raw(
-                &model,
-                &ok,
-                &spec.model.limits,
-                spec.eval_mode,
-                spec.train.batch_size,
-                device,
-            )?;
-            let present = features.iter().map(Option::is_some).collect::<Vec<_>>();
-            (present, raw, report, spec.labels())
-        }
-    };
+    let inference = run.infer(
+        data,
+        Readout::Prediction,
+        (cache.as_ref(), limit, progress),
+        device,
+    )?;
+    let (kind, labels, report) = (run.kind(), run.labels(), inference.report);
     crate::print_cache_report(&report);
-    let mut raw = raw.into_iter();
     let mut skipped = report.skipped.iter().peekable();
     let predictions = data
         .table
         .smiles
         .iter()
+        .zip(inference.rows)
         .enumerate()
-        .map(|(row, s)| {
+        .map(|(row, (s, raw))| {
             let mut p = Prediction {
                 row,
                 id: data.table.ids.get(row).cloned(),
                 smiles: s.clone(),
-                values: None,
+                values: raw.map(|raw| labels.output(&raw)),
                 error: None,
             };
-            if present[row] {
-                p.values = Some(labels.output(&raw.next().unwrap_or_default()));
-            } else if let Some(s) = skipped.next_if(|s| s.row == row) {
+            if p.values.is_none()
+                && let Some(s) = skipped.next_if(|s| s.row == row)
+            {
                 p.error = Some(s.reason.clone());
             }
             p

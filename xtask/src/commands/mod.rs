@@ -5,6 +5,7 @@ pub mod bench;
 pub mod common;
 pub mod data;
 pub mod demo;
+pub mod embed;
 pub mod engine_args;
 pub mod explain;
 pub mod export;

@@ -2,18 +2,21 @@
 //! QM9). `--model` selects the family; each family's flags live in their own struct, and a flag of the other family
 //! is rejected by name (from the structs' clap definitions, not a list kept here).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::ArgMatches;
 use clap::{Args, ValueEnum};
 use models::MatConfig;
+use train::ensemble::train_ensemble;
 use train::masked_loss::LossKind;
 use train::table_data::MoleculeFormat;
 use train::transformer_m::{
     SmilesSource, TableSource, TmData, TmRunSpec, train_table_transformer_m,
 };
-use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
+use train::{
+    RunControl, RunSpec, SplitSpec, Task, TrainError, TrainOptions, TrainSummary, train_run,
+};
 
 use super::common::{
     CoordsArg, DatasetArg, ModelArg, PresetArg, StructureArgs, conformer_cache_dir, coords_for,
@@ -80,6 +83,11 @@ pub struct SharedTrainArgs {
     /// Seed (initialisation, shuffling, dropout, conformers).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Train this many members (seeds --seed, --seed + 1, ...; the same split) into one
+    /// run folder (`member-<k>/`, `ensemble.json`, `ensemble_metrics.json`); `predict`
+    /// gives their mean and standard deviation (MAT and Transformer-M on a table).
+    #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub ensemble_size: usize,
     /// Devices, strategy, resume, progress.
     #[command(flatten)]
     pub engine: EngineArgs,
@@ -249,6 +257,10 @@ fn options(shared: &SharedTrainArgs, warmup_fraction: f64) -> TrainOptions {
 
 fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
     let shared = &args.shared;
+    let qm9 = matches!(args.tm.dataset, Some(DatasetArg::Qm9));
+    if shared.ensemble_size > 1 && (matches!(shared.model, ModelArg::SmilesGpt) || qm9) {
+        bail!("--ensemble-size is for MAT and Transformer-M on a molecule table (--data)");
+    }
     if let ModelArg::SmilesGpt = shared.model {
         return train_smiles_gpt(&args.shared, &args.gpt, matches);
     }
@@ -336,7 +348,7 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
         ..engine.control()?
     };
     let featurizer = featurizer(coords, shared.seed, args.mat.reference_compat);
-    let summary = match shared.model {
+    match shared.model {
         ModelArg::SmilesGpt => unreachable!("smiles-gpt returned above"),
         ModelArg::TransformerM => {
             if matches!(shared.preset, PresetArg::Pretrained) {
@@ -376,7 +388,12 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
                 target_mean: Vec::new(),
                 target_std: Vec::new(),
             };
-            train_table_transformer_m(&spec, &shared.out, &control, &engine.main_device()?)?
+            let device = engine.main_device()?;
+            train_members(shared, task, &control, |out, seed| {
+                let mut spec = spec.clone();
+                spec.train.seed = seed;
+                train_table_transformer_m(&spec, out, &control, &device)
+            })
         }
         ModelArg::Mat => {
             let model = match shared.preset {
@@ -407,10 +424,37 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
                 target_std: Vec::new(),
                 pretrained: args.mat.pretrained.clone(),
             };
-            train_run(&spec, &shared.out, &control, &engine.main_device()?)?
+            let device = engine.main_device()?;
+            train_members(shared, task, &control, |out, seed| {
+                let mut spec = spec.clone();
+                spec.train.seed = seed;
+                train_run(&spec, out, &control, &device)
+            })
         }
-    };
-    println!("{}", serde_json::to_string_pretty(&summary)?);
+    }
+}
+
+/// Trains one run into `--out`, or `--ensemble-size` members ([`train_ensemble`]), and
+/// prints the summary (an ensemble's test metrics).
+fn train_members(
+    shared: &SharedTrainArgs,
+    task: Task,
+    control: &RunControl,
+    mut train_one: impl FnMut(&Path, u64) -> Result<TrainSummary, TrainError>,
+) -> Result<()> {
+    if shared.ensemble_size == 1 {
+        let summary = train_one(&shared.out, shared.seed)?;
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        let metrics = train_ensemble(
+            &shared.out,
+            shared.ensemble_size,
+            shared.seed,
+            (task, control.resume),
+            train_one,
+        )?;
+        println!("{}", serde_json::to_string_pretty(&metrics)?);
+    }
     println!("run written to {}", shared.out.display());
     Ok(())
 }

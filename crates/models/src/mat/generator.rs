@@ -61,20 +61,33 @@ impl Generator {
     }
 
     /// `x: [B, N, d_model]`, `key_padding_mask: [B, N]` (`true` = padding)
-    /// -> `[B, num_targets]`. The mean divides by the number of real nodes (dummy
-    /// included), as the reference.
+    /// -> `[B, num_targets]`: [`Generator::pool`] then [`Generator::head`].
     pub fn forward(&self, x: Tensor<3>, key_padding_mask: Tensor<2, Bool>) -> Tensor<2> {
+        self.head(self.pool(x, key_padding_mask))
+    }
+
+    /// The molecule vector `[B, d_model]`: atom states `x: [B, N, d_model]` pooled over
+    /// the real nodes of `key_padding_mask: [B, N]` (`true` = padding). The mean divides
+    /// by the number of real nodes (dummy included), as the reference
+    /// (`Generator.forward` in ardigen/MAT's `src/transformer.py`, before `proj`).
+    pub fn pool(&self, x: Tensor<3>, key_padding_mask: Tensor<2, Bool>) -> Tensor<2> {
         let [b, _, d] = x.dims();
         let real = key_padding_mask.bool_not().float().unsqueeze_dim::<3>(2); // [B, N, 1]
         let masked = x * real.clone();
-        let mut pooled: Tensor<2> = match self.pooling() {
+        match self.pooling() {
             Aggregation::Mean => {
                 let count = real.sum_dim(1).clamp_min(1.0); // [B, 1, 1]
                 (masked.sum_dim(1) / count).reshape([b, d])
             }
             Aggregation::Sum => masked.sum_dim(1).reshape([b, d]),
             Aggregation::DummyNode => masked.slice(s![.., 0..1, ..]).reshape([b, d]),
-        };
+        }
+    }
+
+    /// The head on pooled molecule vectors: `[B, d_model]` -> `[B, num_targets]` (the
+    /// hidden blocks, then `proj`).
+    pub fn head(&self, pooled: Tensor<2>) -> Tensor<2> {
+        let mut pooled = pooled;
         for block in &self.hidden {
             let y = super::feed_forward::leaky_relu_or_relu(
                 attn_core::linear(&block.linear, pooled),

@@ -77,6 +77,28 @@ impl MatModel {
         )
     }
 
+    /// The molecule embedding `[B, d_model]`: the encoder's atom states pooled as the
+    /// generator pools them, the input of [`MatModel::head`].
+    pub fn molecule_embedding(&self, batch: &MatBatch) -> Tensor<2> {
+        self.generator
+            .pool(self.encode(batch), batch.key_padding_mask.clone())
+    }
+
+    /// Per-atom embeddings `[B, N - 1, d_model]`: the encoder's atom states without the
+    /// dummy node (index `i` is heavy atom `i` of the molecule; rows past a molecule's
+    /// atoms are padding).
+    pub fn atom_embeddings(&self, batch: &MatBatch) -> Tensor<3> {
+        let h = self.encode(batch);
+        let [b, n, d] = h.dims();
+        h.slice([0..b, 1.min(n)..n, 0..d])
+    }
+
+    /// The head on molecule embeddings ([`MatModel::molecule_embedding`]):
+    /// `[B, d_model]` -> `[B, num_targets]`, raw as [`MatModel::forward`].
+    pub fn head(&self, embedding: Tensor<2>) -> Tensor<2> {
+        self.generator.head(embedding)
+    }
+
     /// Atom states after the encoder, `[B, N, d_model]` (padding rows 0 on flex, where
     /// they are not computed: [`Encoder::forward`]).
     pub fn encode(&self, batch: &MatBatch) -> Tensor<3> {

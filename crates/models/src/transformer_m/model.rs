@@ -230,9 +230,29 @@ impl TransformerM {
 
     /// Graph-level predictions `[B, num_targets]` from an encoder output.
     pub fn predict(&self, out: &EncoderOutput) -> Tensor<2> {
+        self.head.forward(Self::graph_token(out))
+    }
+
+    /// The graph token's final state `[B, d]` of an encoder output: the molecule
+    /// embedding the regression head reads (original `TransformerMEncoder` output
+    /// `x[:, 0, :]`).
+    pub fn graph_token(out: &EncoderOutput) -> Tensor<2> {
         let [b, _, d] = out.states.dims();
-        let token = out.states.clone().slice([0..b, 0..1, 0..d]).reshape([b, d]);
-        self.head.forward(token)
+        out.states.clone().slice([0..b, 0..1, 0..d]).reshape([b, d])
+    }
+
+    /// The molecule embedding `[B, d]`: [`TransformerM::encode`]'s graph token, the
+    /// input of [`TransformerM::head`]'s forward.
+    pub fn molecule_embedding(&self, batch: &TransformerMBatch) -> Tensor<2> {
+        Self::graph_token(&self.encode(batch))
+    }
+
+    /// Per-atom embeddings `[B, N, d]`: the encoder's final atom states without the graph
+    /// token (index `i` is heavy atom `i`; rows past a molecule's atoms are padding).
+    pub fn atom_embeddings(&self, batch: &TransformerMBatch) -> Tensor<3> {
+        let states = self.encode(batch).states;
+        let [b, t, d] = states.dims();
+        states.slice([0..b, 1.min(t)..t, 0..d])
     }
 
     /// `encode` then `predict`: `[B, num_targets]`.

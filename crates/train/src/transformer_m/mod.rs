@@ -23,6 +23,7 @@ use crate::engine::schedule::{WarmupLinear, warmup_steps};
 use crate::engine::{self, FitOutcome, FitSettings, MetricKind, Selection, TaskMetric};
 use crate::error::TrainError;
 use crate::run_control::RunControl;
+use crate::trained_run::{Readout, atom_rows_of, rows_of};
 
 /// Warm-up share of the linear schedule of supervised Transformer-M runs (6% of the
 /// steps, as the original's fine-tuning scripts: `warmup_updates` / `total_num_update`).
@@ -43,12 +44,10 @@ pub use step::{ModeChoice, TmBatch, TmBatcher, TmDenoiser, TmExample, TmLearner}
 pub use table::train_table_transformer_m;
 
 /// Raw outputs `[n][tasks]` (standardised values or logits) of `model` for `features`
-/// in `mode`, in batches of at most `batch_size` grouped by size
-/// ([`crate::size_batches`], rows in input order); on the CPU each batch is split across rayon's
-/// threads ([`TransformerM::forward_parallel`]).
+/// in `mode`: [`infer`] with [`Readout::Prediction`].
 ///
 /// # Errors
-/// [`TrainError::Invalid`] when a molecule cannot be padded with the model's limits.
+/// As [`infer`].
 pub fn predict_raw(
     model: &TransformerM,
     features: &[&GraphormerFeatures],
@@ -57,20 +56,47 @@ pub fn predict_raw(
     batch_size: usize,
     device: &Device,
 ) -> Result<Vec<Vec<f32>>, TrainError> {
-    let parts = models::parallel::inference_parts(device);
+    let readout = Readout::Prediction;
+    infer(model, features, (limits, mode), batch_size, readout, device)
+}
+
+/// `readout` of `model` for `features` (padded with `limits`, run in `mode`), in batches
+/// of at most `batch_size` grouped by size ([`crate::size_batches`], rows in input
+/// order); on the CPU each batch is split across rayon's threads
+/// ([`models::parallel::forward_in_parts`]).
+///
+/// # Errors
+/// [`TrainError::Invalid`] when a molecule cannot be padded with the model's limits.
+pub fn infer(
+    model: &TransformerM,
+    features: &[&GraphormerFeatures],
+    (limits, mode): (&EncodingLimits, Mode),
+    batch_size: usize,
+    readout: Readout,
+    device: &Device,
+) -> Result<Vec<Vec<f32>>, TrainError> {
+    use models::parallel::{forward_in_parts, inference_parts};
+    let parts = inference_parts(device);
     let sizes: Vec<usize> = features.iter().map(|f| f.num_atoms + 1).collect();
     crate::size_batches::predict_grouped(&sizes, batch_size, |batch| {
         let chunk: Vec<&GraphormerFeatures> = batch.iter().map(|&i| features[i]).collect();
         let data =
             pad_graphormer_batch(&chunk, limits).map_err(|e| TrainError::Invalid(e.to_string()))?;
         let modes = vec![mode; chunk.len()];
-        let pred =
-            model.forward_parallel(&TransformerMBatch::from_data(&data, &modes, device), parts);
-        let [_, k] = pred.dims();
-        let raw = pred
-            .try_into_vec_as::<f32>()
-            .map_err(|e| TrainError::Invalid(format!("{e:?}")))?;
-        Ok(raw.chunks(k.max(1)).map(|c| c.to_vec()).collect())
+        let x = TransformerMBatch::from_data(&data, &modes, device);
+        let b = chunk.len();
+        match readout {
+            Readout::Prediction => rows_of(model.forward_parallel(&x, parts)),
+            Readout::Molecule => rows_of(forward_in_parts(b, parts, |s, e| {
+                model.molecule_embedding(&x.molecules(s, e))
+            })),
+            Readout::Atoms => {
+                let atoms: Vec<usize> = chunk.iter().map(|f| f.num_atoms).collect();
+                let y =
+                    forward_in_parts(b, parts, |s, e| model.atom_embeddings(&x.molecules(s, e)));
+                atom_rows_of(y, &atoms)
+            }
+        }
     })
 }
 

@@ -2,8 +2,11 @@
 //! own compile and link step (for the crates above mol-featurize, a link of all of
 //! Burn), so one per crate instead of one per file (docs/BUILD.md).
 
+mod embed;
+mod ensemble;
 mod moses_metrics;
 mod pipeline;
+mod predict_stream;
 mod smiles_gpt;
 mod structure_table;
 mod transformer_m_qm9;

@@ -14,7 +14,7 @@ fn datasets() -> PathBuf {
     mol_featurize::mat_datasets::dir().unwrap()
 }
 
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("molattn-test-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -22,7 +22,7 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// The first `n` data rows of a shared dataset, plus extra rows, as a new CSV.
-fn subset_csv(dataset: &str, n: usize, extra: &[&str], dir: &Path) -> PathBuf {
+pub(crate) fn subset_csv(dataset: &str, n: usize, extra: &[&str], dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(datasets().join(format!("{dataset}/{dataset}.csv")))
         .expect("shared dataset");
     let mut lines: Vec<String> = text.lines().take(n + 1).map(String::from).collect();
@@ -32,7 +32,7 @@ fn subset_csv(dataset: &str, n: usize, extra: &[&str], dir: &Path) -> PathBuf {
     path
 }
 
-fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -> RunSpec {
+pub(crate) fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -> RunSpec {
     RunSpec {
         format: Default::default(),
         kind: RunKind::Mat,

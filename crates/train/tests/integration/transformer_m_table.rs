@@ -20,7 +20,7 @@ fn datasets() -> PathBuf {
 }
 
 /// The first `n` data rows of a shared dataset as a CSV in `dir`.
-fn subset_csv(dataset: &str, n: usize, dir: &Path) -> PathBuf {
+pub(crate) fn subset_csv(dataset: &str, n: usize, dir: &Path) -> PathBuf {
     let text = std::fs::read_to_string(datasets().join(format!("{dataset}/{dataset}.csv")))
         .expect("shared dataset");
     let lines: Vec<&str> = text.lines().take(n + 1).collect();
@@ -34,7 +34,7 @@ fn tiny(num_targets: usize) -> TransformerMConfig {
     TransformerMConfig::new(2, 32, 32, 4, 16).with_num_targets(num_targets)
 }
 
-fn spec(
+pub(crate) fn spec(
     data: PathBuf,
     method: CoordinateMethod,
     task: Task,
@@ -82,7 +82,7 @@ fn spec(
     }
 }
 
-fn scratch(name: &str) -> PathBuf {
+pub(crate) fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("molattn-tm-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
