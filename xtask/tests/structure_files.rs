@@ -188,6 +188,49 @@ fn sdf_dataset_trains_predicts_and_featurizes() {
     let value: f64 = rows[1].split(',').nth(3).unwrap().parse().unwrap();
     assert!(value.is_finite());
 
+    // embed the same records (issue #38): one row per record in place, the failed ones
+    // empty with their errors; the run's head on each embedding is its prediction.
+    let emb = dir.join("embeddings.csv");
+    let (ok, text) = xtask(&[
+        "embed",
+        "--run",
+        mat_run.to_str().unwrap(),
+        "--data",
+        records.to_str().unwrap(),
+        "--id-field",
+        "id",
+        "--out",
+        emb.to_str().unwrap(),
+    ]);
+    assert!(ok, "{text}");
+    assert!(text.contains("skipped 2 of 7"), "{text}");
+    let mut reader = csv::Reader::from_path(&emb).unwrap();
+    let header = reader.headers().unwrap().clone();
+    assert_eq!(
+        (&header[0], &header[1], &header[2]),
+        ("row", "id", "smiles")
+    );
+    let records_emb: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(records_emb.len(), 7);
+    let device = burn::tensor::Device::flex();
+    let run = train::trained_run::TrainedRun::open(&mat_run, &device, "embedded").unwrap();
+    let d = run.embedding_dim();
+    assert_eq!(header.len(), 3 + d + 1);
+    for (k, r) in records_emb.iter().enumerate() {
+        let predicted = rows[k + 1].split(',').nth(3).unwrap();
+        if predicted.is_empty() {
+            assert!(r[3].is_empty() && !r[3 + d].is_empty(), "record {k}: {r:?}");
+            continue;
+        }
+        let e: Vec<f32> = (3..3 + d).map(|j| r[j].parse().unwrap()).collect();
+        let head = run.head(&[e], &device).unwrap()[0][0];
+        let predicted: f32 = predicted.parse().unwrap();
+        assert!(
+            (head - predicted).abs() <= 1e-4 * predicted.abs().max(1.0),
+            "record {k}: head {head} vs predict {predicted}"
+        );
+    }
+
     // predict on the training subset: one row per record, each with a value.
     let out = dir.join("subset_predictions.csv");
     let (ok, text) = xtask(&[

@@ -368,7 +368,7 @@ impl TrainedRun {
 ///
 /// # Errors
 /// [`TrainError::Invalid`] if the tensor cannot be read back.
-pub(crate) fn rows_of(y: Tensor<2>) -> Result<Vec<Vec<f32>>, TrainError> {
+fn rows_of(y: Tensor<2>) -> Result<Vec<Vec<f32>>, TrainError> {
     let [_, k] = y.dims();
     let values = y
         .try_into_vec_as::<f32>()
@@ -380,7 +380,7 @@ pub(crate) fn rows_of(y: Tensor<2>) -> Result<Vec<Vec<f32>>, TrainError> {
 ///
 /// # Errors
 /// [`TrainError::Invalid`] if the tensor cannot be read back.
-pub(crate) fn atom_rows_of(y: Tensor<3>, atoms: &[usize]) -> Result<Vec<Vec<f32>>, TrainError> {
+fn atom_rows_of(y: Tensor<3>, atoms: &[usize]) -> Result<Vec<Vec<f32>>, TrainError> {
     let [_, n, d] = y.dims();
     let values = y
         .try_into_vec_as::<f32>()
@@ -390,6 +390,29 @@ pub(crate) fn atom_rows_of(y: Tensor<3>, atoms: &[usize]) -> Result<Vec<Vec<f32>
         .enumerate()
         .map(|(b, &a)| values[b * n * d..(b * n + a.min(n)) * d].to_vec())
         .collect())
+}
+
+/// `readout` of one padded batch of `atoms.len()` molecules, cut into `parts` groups run at
+/// once on rayon's threads ([`models::parallel::forward_in_parts`]): `prediction`,
+/// `molecule` and `atom` give the model's output for molecules `start..end` of the batch
+/// (`atoms`: each molecule's heavy atoms, for the per-atom rows).
+///
+/// # Errors
+/// [`TrainError::Invalid`] if an output cannot be read back.
+pub(crate) fn read_out(
+    readout: Readout,
+    (parts, atoms): (usize, &[usize]),
+    prediction: impl Fn(usize, usize) -> Tensor<2> + Sync,
+    molecule: impl Fn(usize, usize) -> Tensor<2> + Sync,
+    atom: impl Fn(usize, usize) -> Tensor<3> + Sync,
+) -> Result<Vec<Vec<f32>>, TrainError> {
+    use models::parallel::forward_in_parts;
+    let b = atoms.len();
+    match readout {
+        Readout::Prediction => rows_of(forward_in_parts(b, parts, prediction)),
+        Readout::Molecule => rows_of(forward_in_parts(b, parts, molecule)),
+        Readout::Atoms => atom_rows_of(forward_in_parts(b, parts, atom), atoms),
+    }
 }
 
 /// Runs `model` (evaluation mode) over `features` in batches of at most `batch_size`
@@ -406,25 +429,19 @@ pub fn infer_mat(
     readout: Readout,
     device: &Device,
 ) -> Result<Vec<Vec<f32>>, TrainError> {
-    use models::parallel::{forward_in_parts, inference_parts};
-    let parts = inference_parts(device);
+    let parts = models::parallel::inference_parts(device);
     let sizes: Vec<usize> = features.iter().map(|f| f.n_atoms).collect();
     crate::size_batches::predict_grouped(&sizes, batch_size, |batch| {
         let chunk: Vec<&MatFeatures> = batch.iter().map(|&i| features[i]).collect();
         let data = pad_batch(&chunk).map_err(|e| TrainError::Invalid(e.to_string()))?;
         let x = MatBatch::from_data(&data, device);
-        let b = chunk.len();
-        match readout {
-            Readout::Prediction => rows_of(model.forward_parallel(&x, parts)),
-            Readout::Molecule => rows_of(forward_in_parts(b, parts, |s, e| {
-                model.molecule_embedding(&x.molecules(s, e))
-            })),
-            Readout::Atoms => {
-                let atoms: Vec<usize> = chunk.iter().map(|f| f.n_atoms - 1).collect();
-                let y =
-                    forward_in_parts(b, parts, |s, e| model.atom_embeddings(&x.molecules(s, e)));
-                atom_rows_of(y, &atoms)
-            }
-        }
+        let atoms: Vec<usize> = chunk.iter().map(|f| f.n_atoms - 1).collect();
+        read_out(
+            readout,
+            (parts, &atoms),
+            |s, e| model.forward(&x.molecules(s, e)),
+            |s, e| model.molecule_embedding(&x.molecules(s, e)),
+            |s, e| model.atom_embeddings(&x.molecules(s, e)),
+        )
     })
 }

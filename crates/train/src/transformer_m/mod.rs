@@ -23,7 +23,7 @@ use crate::engine::schedule::{WarmupLinear, warmup_steps};
 use crate::engine::{self, FitOutcome, FitSettings, MetricKind, Selection, TaskMetric};
 use crate::error::TrainError;
 use crate::run_control::RunControl;
-use crate::trained_run::{Readout, atom_rows_of, rows_of};
+use crate::trained_run::{Readout, read_out};
 
 /// Warm-up share of the linear schedule of supervised Transformer-M runs (6% of the
 /// steps, as the original's fine-tuning scripts: `warmup_updates` / `total_num_update`).
@@ -75,8 +75,7 @@ pub fn infer(
     readout: Readout,
     device: &Device,
 ) -> Result<Vec<Vec<f32>>, TrainError> {
-    use models::parallel::{forward_in_parts, inference_parts};
-    let parts = inference_parts(device);
+    let parts = models::parallel::inference_parts(device);
     let sizes: Vec<usize> = features.iter().map(|f| f.num_atoms + 1).collect();
     crate::size_batches::predict_grouped(&sizes, batch_size, |batch| {
         let chunk: Vec<&GraphormerFeatures> = batch.iter().map(|&i| features[i]).collect();
@@ -84,19 +83,14 @@ pub fn infer(
             pad_graphormer_batch(&chunk, limits).map_err(|e| TrainError::Invalid(e.to_string()))?;
         let modes = vec![mode; chunk.len()];
         let x = TransformerMBatch::from_data(&data, &modes, device);
-        let b = chunk.len();
-        match readout {
-            Readout::Prediction => rows_of(model.forward_parallel(&x, parts)),
-            Readout::Molecule => rows_of(forward_in_parts(b, parts, |s, e| {
-                model.molecule_embedding(&x.molecules(s, e))
-            })),
-            Readout::Atoms => {
-                let atoms: Vec<usize> = chunk.iter().map(|f| f.num_atoms).collect();
-                let y =
-                    forward_in_parts(b, parts, |s, e| model.atom_embeddings(&x.molecules(s, e)));
-                atom_rows_of(y, &atoms)
-            }
-        }
+        let atoms: Vec<usize> = chunk.iter().map(|f| f.num_atoms).collect();
+        read_out(
+            readout,
+            (parts, &atoms),
+            |s, e| model.forward(&x.molecules(s, e)),
+            |s, e| model.molecule_embedding(&x.molecules(s, e)),
+            |s, e| model.atom_embeddings(&x.molecules(s, e)),
+        )
     })
 }
 

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use burn::tensor::Device;
 use train::predict::predict_table_limited;
-use train::predict_stream::{StreamInput, StreamOptions, predict_stream};
+use train::predict_stream::{StreamInput, StreamOptions, StreamReport, predict_stream};
 use train::table_data::{MoleculeFormat, MoleculeSource};
 use train::trained_run::TrainedRun;
-use train::{RunControl, SplitSpec, Task, train_run};
+use train::{RunControl, SplitSpec, Task, TrainError, train_run};
 
 /// A tiny MAT trained one epoch on 40 ESOL molecules, and a 100-row input with an
 /// unparsable SMILES at row 50.
@@ -44,6 +44,24 @@ fn delimited(input: &Path) -> StreamInput {
     }
 }
 
+/// [`predict_stream`] of `input` with `run` into `out`, on the CPU, no conformer cache.
+fn stream(
+    run: &TrainedRun,
+    input: &Path,
+    out: &Path,
+    options: StreamOptions,
+) -> Result<StreamReport, TrainError> {
+    let device = Device::flex();
+    predict_stream(
+        std::slice::from_ref(run),
+        delimited(input),
+        Some(out),
+        &options,
+        None,
+        &device,
+    )
+}
+
 fn options(resume: bool, stop_after_chunks: Option<usize>) -> StreamOptions {
     StreamOptions {
         chunk_rows: 16,
@@ -61,15 +79,7 @@ fn streamed_rows_equal_the_batch_path() {
     let device = Device::flex();
     let run = TrainedRun::open(&run_dir, &device, "used to predict").unwrap();
     let out = input.with_file_name("streamed.csv");
-    let report = predict_stream(
-        std::slice::from_ref(&run),
-        delimited(&input),
-        Some(&out),
-        &options(false, None),
-        None,
-        &device,
-    )
-    .unwrap();
+    let report = stream(&run, &input, &out, options(false, None)).unwrap();
     assert!(report.complete);
     assert_eq!((report.rows_written, report.rows_predicted), (100, 100));
     assert_eq!(report.skipped_by_kind.values().sum::<usize>(), 1);
@@ -120,42 +130,18 @@ fn an_interrupted_prediction_resumes_without_duplicates_or_gaps() {
     let device = Device::flex();
     let run = TrainedRun::open(&run_dir, &device, "used to predict").unwrap();
     let whole = input.with_file_name("whole.csv");
-    predict_stream(
-        std::slice::from_ref(&run),
-        delimited(&input),
-        Some(&whole),
-        &options(false, None),
-        None,
-        &device,
-    )
-    .unwrap();
+    stream(&run, &input, &whole, options(false, None)).unwrap();
 
     // Stopped after 3 chunks (48 rows), then a line cut in the middle, as a kill during a
     // write leaves it.
     let out = input.with_file_name("resumed.csv");
-    let first = predict_stream(
-        std::slice::from_ref(&run),
-        delimited(&input),
-        Some(&out),
-        &options(false, Some(3)),
-        None,
-        &device,
-    )
-    .unwrap();
+    let first = stream(&run, &input, &out, options(false, Some(3))).unwrap();
     assert!(!first.complete);
     assert_eq!(first.rows_written, 48);
     let mut text = std::fs::read_to_string(&out).unwrap();
     text.push_str("48,CC(C)Cl,-0.1");
     std::fs::write(&out, text).unwrap();
-    let second = predict_stream(
-        std::slice::from_ref(&run),
-        delimited(&input),
-        Some(&out),
-        &options(true, None),
-        None,
-        &device,
-    )
-    .unwrap();
+    let second = stream(&run, &input, &out, options(true, None)).unwrap();
     assert!(second.complete);
     assert_eq!((second.rows_resumed, second.rows_predicted), (48, 52));
     assert_eq!(
@@ -163,30 +149,15 @@ fn an_interrupted_prediction_resumes_without_duplicates_or_gaps() {
         std::fs::read_to_string(&whole).unwrap()
     );
     // Resuming a finished file predicts nothing more.
-    let third = predict_stream(
-        std::slice::from_ref(&run),
-        delimited(&input),
-        Some(&out),
-        &options(true, None),
-        None,
-        &device,
-    )
-    .unwrap();
+    let third = stream(&run, &input, &out, options(true, None)).unwrap();
     assert_eq!((third.rows_resumed, third.rows_predicted), (100, 0));
 
     // A file this prediction did not write is refused, untouched.
     let other = input.with_file_name("other.csv");
     std::fs::write(&other, "row,smiles,logS\n0,CCO,1.0\n").unwrap();
-    let e = predict_stream(
-        std::slice::from_ref(&run),
-        delimited(&input),
-        Some(&other),
-        &options(true, None),
-        None,
-        &device,
-    )
-    .unwrap_err()
-    .to_string();
+    let e = stream(&run, &input, &other, options(true, None))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("cannot resume") && e.contains("header"), "{e}");
     assert_eq!(
         std::fs::read_to_string(&other).unwrap(),
