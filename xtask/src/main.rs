@@ -8,6 +8,7 @@ mod commands;
 mod compare_torch;
 mod epoch_bench;
 mod featurize_bench;
+mod gen_bench;
 mod model_bench;
 mod msa_bench;
 mod parity;
@@ -81,6 +82,9 @@ enum Command {
     /// One row of `bench --compare-torch`, measured in its own process (internal).
     #[command(hide = true)]
     BenchRow(commands::bench::BenchRowArgs),
+    /// One row of `bench --generate`, measured in its own process (internal).
+    #[command(hide = true)]
+    BenchGenRow(commands::bench::BenchGenRowArgs),
 }
 
 fn main() -> Result<()> {
@@ -127,5 +131,6 @@ fn main() -> Result<()> {
         Command::MsaBench(args) => commands::msa_bench::run(args),
         Command::Bench(args) => commands::bench::run(args),
         Command::BenchRow(args) => commands::bench::run_row(args),
+        Command::BenchGenRow(args) => commands::bench::run_gen_row(args),
     }
 }

@@ -7,6 +7,9 @@
 //! - [`mat::mat_to_onnx`]: the Molecule Attention Transformer.
 //! - [`msa::msa_global_attention_to_onnx`]: AlphaFold MSA column global attention.
 //! - [`transformer_m::transformer_m_to_onnx`]: Transformer-M (2D and 3D channels).
+//! - [`smiles_gpt::smiles_gpt_step_to_onnx`]: the SMILES generator's decoder step, past
+//!   keys and values in and out; [`smiles_gpt::verify_greedy`] decodes through it in ONNX
+//!   Runtime.
 //!
 //! Batch-like axes are symbolic (`batch`/`atoms`, `sequences`/`residues`): one file serves
 //! every batch and molecule size. Masks are bool inputs, `true` = padding, applied with
@@ -21,6 +24,7 @@
 pub mod graph;
 pub mod mat;
 pub mod msa;
+pub mod smiles_gpt;
 pub mod transformer_m;
 pub mod verify;
 
@@ -29,6 +33,7 @@ use thiserror::Error;
 pub use graph::{GraphBuilder, write_model};
 pub use mat::{mat_batch_feeds, mat_feeds, mat_to_onnx};
 pub use msa::msa_global_attention_to_onnx;
+pub use smiles_gpt::smiles_gpt_step_to_onnx;
 pub use transformer_m::transformer_m_to_onnx;
 pub use verify::{Case, Feed, FeedData};
 

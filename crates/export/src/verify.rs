@@ -122,6 +122,9 @@ fn ort_environment() -> Result<&'static ort::environment::Environment, ExportErr
     .map_err(|e| ort_err(e.clone()))
 }
 
+/// One output of a run: its shape and row-major f32 values.
+pub type ShapedOutput = (Vec<usize>, Vec<f32>);
+
 /// An ONNX Runtime session on one model, kept open for repeated runs (benchmarks).
 pub struct OnnxRuntimeSession {
     session: ort::session::Session,
@@ -148,6 +151,20 @@ impl OnnxRuntimeSession {
     /// # Errors
     /// [`ExportError::Runtime`] when the run fails or `output` is not an f32 output.
     pub fn run(&mut self, feeds: &[Feed], output: &str) -> Result<Vec<f32>, ExportError> {
+        let mut outputs = self.run_outputs(feeds, &[output])?;
+        Ok(outputs.remove(0).1)
+    }
+
+    /// Runs the model on `feeds` and returns the shape and f32 values of each of
+    /// `outputs`, in their order.
+    ///
+    /// # Errors
+    /// [`ExportError::Runtime`] when the run fails or an output is missing or not f32.
+    pub fn run_outputs(
+        &mut self,
+        feeds: &[Feed],
+        outputs: &[&str],
+    ) -> Result<Vec<ShapedOutput>, ExportError> {
         let mut inputs: Vec<(
             std::borrow::Cow<'_, str>,
             ort::session::SessionInputValue<'_>,
@@ -167,11 +184,17 @@ impl OnnxRuntimeSession {
             };
             inputs.push((feed.name.clone().into(), value));
         }
-        let outputs = self.session.run(inputs).map_err(ort_err)?;
-        let (_, values) = outputs[output]
-            .try_extract_tensor::<f32>()
-            .map_err(ort_err)?;
-        Ok(values.to_vec())
+        let results = self.session.run(inputs).map_err(ort_err)?;
+        outputs
+            .iter()
+            .map(|&name| {
+                let value = results
+                    .get(name)
+                    .ok_or_else(|| ort_err(format!("the model has no output {name}")))?;
+                let (shape, values) = value.try_extract_tensor::<f32>().map_err(ort_err)?;
+                Ok((shape.iter().map(|&d| d as usize).collect(), values.to_vec()))
+            })
+            .collect()
     }
 }
 

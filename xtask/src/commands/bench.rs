@@ -1,13 +1,14 @@
 //! `cargo xtask bench`: featurization stages, models side by side with PyTorch, MAT
-//! scaling, one ESOL training epoch, and the default throughput summary; `bench-row` is
-//! one row measured in its own process.
+//! scaling, one ESOL training epoch, the SMILES generator against PyTorch and local vs
+//! dense attention, and the default throughput summary; `bench-row` and `bench-gen-row`
+//! are one row measured in its own process.
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 
 use super::common::{CoordsArg, DeviceArg, datasets_dir, featurizer, rayon_threads, repo_root};
-use crate::{compare_torch, epoch_bench, featurize_bench, model_bench, scaling_bench};
+use crate::{compare_torch, epoch_bench, featurize_bench, gen_bench, model_bench, scaling_bench};
 
 /// Flags of `bench`.
 #[derive(clap::Args)]
@@ -47,12 +48,65 @@ pub struct BenchArgs {
     /// bench/esol_epoch.json.
     #[arg(long, conflicts_with_all = ["featurize", "compare_rdkit", "compare_torch", "scaling"])]
     pub esol_epoch: bool,
-    /// Threads for every runtime of --compare-torch or --scaling (default: all cores).
+    /// Only the SMILES generator: KV-cached sampling (molecules/s) and the training step
+    /// (tokens/s), ours against a PyTorch reference of the same architecture with the same
+    /// weights and threads (bench/torch_gpt.py), and local against dense attention from
+    /// 1k tokens up (time and peak memory); writes bench/generate.json and
+    /// docs/images/local_vs_dense_{time,memory}.png.
+    #[arg(long, conflicts_with_all = ["featurize", "compare_rdkit", "compare_torch", "scaling", "esol_epoch"])]
+    pub generate: bool,
+    /// --generate: a smiles-gpt run whose weights are measured (default: the small preset,
+    /// seeded, with MOSES's 28-token vocabulary).
+    #[arg(long, requires = "generate")]
+    pub run: Option<PathBuf>,
+    /// Threads for every runtime of --compare-torch, --generate or --scaling (default: all
+    /// cores).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Seconds of timed calls per row of --compare-torch (at least 3 calls, at most 20).
-    #[arg(long, default_value_t = 10.0, requires = "compare_torch")]
+    /// Seconds of timed calls per row of --compare-torch or --generate (at least 3 calls,
+    /// at most 20).
+    #[arg(long, default_value_t = 10.0)]
     pub seconds: f64,
+}
+
+/// Flags of the internal `bench-gen-row`.
+#[derive(clap::Args)]
+pub struct BenchGenRowArgs {
+    /// What to measure.
+    #[arg(long, value_enum)]
+    pub mode: gen_bench::GenBenchMode,
+    /// A smiles-gpt run's weights (default: the small preset, seeded).
+    #[arg(long)]
+    pub run: Option<PathBuf>,
+    /// Sequences per call (attention rows: 1).
+    #[arg(long, default_value_t = 256)]
+    pub batch: usize,
+    /// Sampling steps per sequence.
+    #[arg(long, default_value_t = 64)]
+    pub steps: usize,
+    /// Tokens per sequence (training, attention).
+    #[arg(long, default_value_t = 64)]
+    pub seq_len: usize,
+    /// Seconds of timed calls.
+    #[arg(long, default_value_t = 10.0)]
+    pub seconds: f64,
+}
+
+/// Runs `bench-gen-row` and prints its JSON line.
+///
+/// # Errors
+/// The row failed.
+pub fn run_gen_row(args: BenchGenRowArgs) -> Result<()> {
+    let row = gen_bench::run_row(
+        args.mode,
+        args.run.as_deref(),
+        args.batch,
+        args.steps,
+        args.seq_len,
+        args.seconds,
+    )?;
+    println!("{}", serde_json::to_string(&row)?);
+    Ok(())
 }
 
 /// Flags of the internal `bench-row`.
@@ -100,6 +154,20 @@ pub fn run(args: BenchArgs) -> Result<()> {
     let threads = args.threads.unwrap_or_else(rayon_threads);
     if args.scaling {
         return scaling_bench::run(&repo_root(), threads);
+    }
+    if args.generate {
+        return gen_bench::run(
+            &repo_root(),
+            &gen_bench::GenBenchOptions {
+                threads,
+                seconds: args.seconds,
+                run: args.run,
+                sample_batch: 256,
+                steps: 64,
+                train_batch: 64,
+                seq_len: 64,
+            },
+        );
     }
     if args.esol_epoch {
         return epoch_bench::run(&repo_root(), &datasets_dir(args.datasets)?);

@@ -1,7 +1,9 @@
 //! `cargo xtask export`: writes an ONNX file from a trained MAT or Transformer-M run (on
 //! a CSV or QM9) or from MSA column global attention parameters, then (1) validates it with the ONNX checker, (2) runs it
 //! in ONNX Runtime and tract on held-out inputs of two different sizes, (3) compares with
-//! the Burn model and fails above 1e-4.
+//! the Burn model and fails above 1e-4. A smiles-gpt run gives its decoder step graph
+//! (past keys / values in and out), verified by greedy decoding of 100 prompts in ONNX
+//! Runtime against Burn's KV-cached decoding: identical tokens, logits within 1e-4.
 
 use std::path::PathBuf;
 
@@ -28,6 +30,8 @@ mod onnx {
         Run(PathBuf),
         /// A run directory written by `cargo xtask train --model transformer-m`.
         TransformerMRun(PathBuf),
+        /// A run directory written by `cargo xtask train --model smiles-gpt`.
+        SmilesGptRun(PathBuf),
         /// MSA column global attention: AlphaFold-named parameters (`.safetensors`) under
         /// a haiku scope, or a fresh block of a serde config (JSON) when `params` is `None`.
         MsaGlobalAttention {
@@ -43,6 +47,7 @@ mod onnx {
     /// Exports `source` to `out` and verifies it; prints the report.
     pub fn run(source: &Source, out: &Path, device: &Device) -> Result<()> {
         let (model, output, cases) = match source {
+            Source::SmilesGptRun(run) => return smiles_gpt_run(run, out, device),
             Source::Run(run) => mat_from_run(run, device)?,
             Source::TransformerMRun(run) => transformer_m_from_run(run, device)?,
             Source::MsaGlobalAttention {
@@ -79,6 +84,47 @@ mod onnx {
     }
 
     type Export = (onnx_protobuf::ModelProto, &'static str, Vec<Case>);
+
+    /// Prompts greedy decoding is verified on.
+    const GREEDY_PROMPTS: usize = 100;
+
+    /// Exports a generator run's decoder step, checks it, and decodes
+    /// [`GREEDY_PROMPTS`] prompts greedily in ONNX Runtime and in Burn: the tokens must be
+    /// identical and the logits within [`TOL`].
+    fn smiles_gpt_run(run: &Path, out: &Path, device: &Device) -> Result<()> {
+        let gpt = train::smiles_gpt::GptRun::open(run, device)?;
+        let mut metadata = run_metadata("smiles-gpt", serde_json::to_string(&gpt.spec.model)?, run);
+        metadata.push(("molattn.vocab".into(), serde_json::to_string(&gpt.vocab)?));
+        let model = export::smiles_gpt_step_to_onnx(&gpt.model, &metadata);
+        export::write_model(&model, out)?;
+        println!(
+            "wrote {} ({:.1} MiB, opset {}, IR {}): the decoder step, past keys / values in and out",
+            out.display(),
+            std::fs::metadata(out)?.len() as f64 / (1 << 20) as f64,
+            export::graph::OPSET,
+            export::graph::IR_VERSION
+        );
+        verify::onnx_checker(out)?;
+        println!("  onnx.checker.check_model(full_check=True): ok");
+        let prompts = export::smiles_gpt::sampled_prompts(&gpt.model, GREEDY_PROMPTS, 0, device)
+            .map_err(anyhow::Error::msg)?;
+        let a = export::smiles_gpt::verify_greedy(&gpt.model, out, &prompts, device)?;
+        println!(
+            "  ONNX Runtime greedy decoding vs Burn (KV cache): {} of {} prompts identical, {} tokens; logits max abs {:.2e}, max rel {:.2e}",
+            a.identical, a.prompts, a.tokens, a.max_abs, a.max_rel
+        );
+        if let Some(d) = &a.first_difference {
+            bail!("greedy decoding differs: {d}");
+        }
+        if a.max_abs > TOL {
+            bail!(
+                "exported decoder step differs from Burn by {:.2e} > {TOL:.0e}",
+                a.max_abs
+            );
+        }
+        println!("  verified: identical tokens, logits within {TOL:.0e} of Burn");
+        Ok(())
+    }
 
     /// Metadata every exported run carries: model family, molattn version, the model
     /// configuration (JSON) and the run id (the run directory's absolute path).
@@ -367,6 +413,10 @@ pub enum ExportModel {
     TransformerM,
     /// AlphaFold MSA column global attention.
     MsaGlobalAttention,
+    /// The SMILES generator's decoder step (past keys / values in and out) from a
+    /// `train --model smiles-gpt` run; a smiles-gpt run given with the default `--model`
+    /// is exported as this.
+    SmilesGpt,
 }
 
 /// Flags of `export`.
@@ -375,8 +425,9 @@ pub struct ExportArgs {
     /// Which model.
     #[arg(long, value_enum, default_value = "mat")]
     pub model: ExportModel,
-    /// Run directory written by `train` (MAT or Transformer-M; its held-out molecules
-    /// are the verification inputs).
+    /// Run directory written by `train` (MAT or Transformer-M: its held-out molecules are
+    /// the verification inputs; smiles-gpt: 100 prompts from its own samples, decoded
+    /// greedily in ONNX Runtime and Burn).
     #[arg(long)]
     pub run: Option<PathBuf>,
     /// MSA global attention: AlphaFold-named parameters (.safetensors).
@@ -416,11 +467,7 @@ fn export(args: ExportArgs) -> Result<()> {
         ExportModel::Mat => {
             let run = args.run.context("--run DIR is required to export a MAT")?;
             if train::run_kind(&run)? == train::RunKind::SmilesGpt {
-                bail!(
-                    "{} is a smiles-gpt run: ONNX export of the generator's decoder step is not \
-                     implemented yet",
-                    run.display()
-                );
+                return onnx::run(&Source::SmilesGptRun(run), &args.out, &Device::flex());
             }
             if train::run_kind(&run)? == train::RunKind::TransformerM {
                 bail!(
@@ -433,6 +480,10 @@ fn export(args: ExportArgs) -> Result<()> {
         ExportModel::TransformerM => Source::TransformerMRun(
             args.run
                 .context("--run DIR is required to export a Transformer-M")?,
+        ),
+        ExportModel::SmilesGpt => Source::SmilesGptRun(
+            args.run
+                .context("--run DIR is required to export a smiles-gpt generator")?,
         ),
         ExportModel::MsaGlobalAttention => Source::MsaGlobalAttention {
             params: args.params,

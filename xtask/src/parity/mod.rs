@@ -107,6 +107,8 @@ pub fn run(options: &ParityOptions) -> anyhow::Result<bool> {
     rows.extend(moses::rows(&fixtures)?);
     #[cfg(feature = "onnx")]
     rows.extend(transformer_m::onnx_rows(&fixtures)?);
+    #[cfg(feature = "onnx")]
+    rows.extend(onnx::smiles_gpt_rows());
     #[cfg(not(feature = "onnx"))]
     println!(
         "ONNX export rows not run: this build has no `onnx` feature (cargo xtask-full parity \

@@ -40,6 +40,17 @@ impl KvCache {
         self.len == 0
     }
 
+    /// The filled positions: keys `[B, H, len, d_k]` and values `[B, H, len, d_v]` (an
+    /// exported decoder step's past keys / values).
+    pub fn filled(&self) -> (Tensor<4>, Tensor<4>) {
+        let [b, h, _, d_k] = self.keys.dims();
+        let d_v = self.values.dims()[3];
+        (
+            self.keys.clone().slice([0..b, 0..h, 0..self.len, 0..d_k]),
+            self.values.clone().slice([0..b, 0..h, 0..self.len, 0..d_v]),
+        )
+    }
+
     /// Capacity in tokens.
     pub fn max_len(&self) -> usize {
         self.keys.dims()[2]
@@ -76,13 +87,15 @@ impl KvCache {
                 self.len
             ));
         }
-        self.keys = self
-            .keys
-            .clone()
+        // Written in place: flex's `slice_assign` copies the whole buffer unless it holds
+        // the only handle, so the buffers are moved out (an empty tensor stands in) rather
+        // than cloned. With a clone, sampling 256 sequences of 64 tokens through the small
+        // preset moved 8 GB and ran 2.4x slower.
+        let device = self.keys.device();
+        let stand_in = || Tensor::<4>::empty([0, 0, 0, 0], &device);
+        self.keys = std::mem::replace(&mut self.keys, stand_in())
             .slice_assign([0..b, 0..h, self.len..end, 0..d_k], keys);
-        self.values = self
-            .values
-            .clone()
+        self.values = std::mem::replace(&mut self.values, stand_in())
             .slice_assign([0..b, 0..h, self.len..end, 0..d_v], values);
         self.len = end;
         Ok((

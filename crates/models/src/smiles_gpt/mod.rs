@@ -14,4 +14,4 @@ pub mod sampling;
 mod tests;
 
 pub use config::SmilesGptConfig;
-pub use model::{DecoderCache, SmilesGpt};
+pub use model::{Block, DecoderCache, SmilesGpt};
