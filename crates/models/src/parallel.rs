@@ -10,9 +10,12 @@ use burn::prelude::*;
 use rayon::prelude::*;
 
 /// How many parts `forward_parallel` should split a batch into for inference on `device`:
-/// rayon's threads on the CPU backend (flex), 1 elsewhere (a GPU runs the batch at once).
+/// rayon's threads on the CPU backend (flex), 1 elsewhere (a GPU runs the batch at once)
+/// and on an autodiff device, where dropout is active (MC dropout): parts running at once
+/// would draw their masks from the one generator in thread order, and a seed would not
+/// repeat its predictions.
 pub fn inference_parts(device: &Device) -> usize {
-    if *device == Device::flex() {
+    if *device == Device::flex() && !device.is_autodiff() {
         rayon::current_num_threads()
     } else {
         1

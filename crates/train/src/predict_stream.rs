@@ -53,8 +53,19 @@ pub struct StreamOptions {
     pub max_atoms: usize,
     /// Draw a progress bar with rate and ETA on stderr (on a terminal only).
     pub progress: bool,
-    /// With an ensemble, also write each member's prediction (`<task>_pred_<k>`).
+    /// With an ensemble or MC dropout, also write each member's (or pass's) prediction
+    /// (`<task>_pred_<k>`).
     pub members: bool,
+    /// MC dropout (Gal and Ghahramani 2016; chemprop's `dropout` uncertainty): this many
+    /// forward passes per run with dropout on, their mean and standard deviation written
+    /// as an ensemble's. The runs must be opened on an autodiff device
+    /// (`TrainedRun::open(dir, &device.clone().autodiff(), ..)`, the same device given to
+    /// [`predict_stream`]), where dropout is active; `None`: one deterministic pass.
+    pub mc_dropout: Option<usize>,
+    /// MC dropout: the masks' seed. Each chunk's passes reseed the device from it and the
+    /// chunk's first row, so a row's passes do not depend on the chunk before it (a
+    /// resumed prediction writes what an uninterrupted one would).
+    pub seed: u64,
     /// Stop after this many chunks have been written (tests: an interruption between
     /// chunks); `None` to run to the end.
     pub stop_after_chunks: Option<usize>,
@@ -68,6 +79,8 @@ impl Default for StreamOptions {
             max_atoms: mol_featurize::DEFAULT_MAX_ATOMS,
             progress: true,
             members: false,
+            mc_dropout: None,
+            seed: 0,
             stop_after_chunks: None,
         }
     }
@@ -90,10 +103,13 @@ pub struct StreamReport {
     pub complete: bool,
 }
 
-/// The output CSV's header for `members` (one run, or an ensemble's members): `row`,
-/// [`id`,] `smiles`, per task `<task>_pred` (an ensemble's mean), `<task>_std` (an
-/// ensemble's standard deviation) and with `each` `<task>_pred_<k>` per member; `error`.
-pub fn header(members: &[TrainedRun], with_ids: bool, each: bool) -> Vec<String> {
+/// The output CSV's header for `members` (one run, or an ensemble's members) run
+/// `passes` times each (MC dropout; 1 otherwise): `row`, [`id`,] `smiles`, per task
+/// `<task>_pred` (the mean over members and passes), `<task>_std` (their standard
+/// deviation) and with `each` `<task>_pred_<k>` per member and pass (member-major);
+/// `error`.
+pub fn header(members: &[TrainedRun], passes: usize, with_ids: bool, each: bool) -> Vec<String> {
+    let outputs = members.len() * passes;
     let mut header = vec!["row".to_string()];
     if with_ids {
         header.push("id".into());
@@ -105,15 +121,46 @@ pub fn header(members: &[TrainedRun], with_ids: bool, each: bool) -> Vec<String>
         .unwrap_or_default();
     for c in &columns {
         header.push(format!("{c}_pred"));
-        if members.len() > 1 {
+        if outputs > 1 {
             header.push(format!("{c}_std"));
             if each {
-                header.extend((0..members.len()).map(|k| format!("{c}_pred_{k}")));
+                header.extend((0..outputs).map(|k| format!("{c}_pred_{k}")));
             }
         }
     }
     header.push("error".into());
     header
+}
+
+/// Forward passes per run: `mc_dropout`'s count (checked: at least 2, an autodiff
+/// `device`, every run's model with dropout), else 1.
+fn mc_dropout_passes(
+    members: &[TrainedRun],
+    mc_dropout: Option<usize>,
+    device: &Device,
+) -> Result<usize, TrainError> {
+    let Some(k) = mc_dropout else {
+        return Ok(1);
+    };
+    if k < 2 {
+        return Err(TrainError::Invalid(format!(
+            "--mc-dropout {k}: at least 2 passes are needed for a standard deviation"
+        )));
+    }
+    if !device.is_autodiff() {
+        return Err(TrainError::Invalid(
+            "MC dropout needs the runs opened on an autodiff device (dropout is off elsewhere)"
+                .into(),
+        ));
+    }
+    if let Some(run) = members.iter().find(|r| r.dropout() <= 0.0) {
+        return Err(TrainError::Invalid(format!(
+            "{}: its model has no dropout (dropout 0 in run.json), so MC dropout would \
+             repeat one prediction",
+            run.dir.display()
+        )));
+    }
+    Ok(k)
 }
 
 /// One row's values: per task the members' mean, [std, each member's value], as
@@ -233,7 +280,8 @@ pub fn predict_stream(
     let Some(run) = members.first() else {
         return Err(TrainError::Invalid("no model to predict with".into()));
     };
-    let header = header(members, with_ids, options.members);
+    let passes = mc_dropout_passes(members, options.mc_dropout, device)?;
+    let header = header(members, passes, with_ids, options.members);
     let shown = out.map_or_else(|| PathBuf::from("<stdout>"), Path::to_path_buf);
     let resumed = match out {
         Some(out) if options.resume && out.exists() => resume_point(out, &header)?,
@@ -304,14 +352,25 @@ pub fn predict_stream(
         for chunk in rx {
             let (first, data, features, featurized) = chunk?;
             let mut outputs: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(members.len());
-            for member in members {
-                let (rows, _) = member.infer_features(&features, Readout::Prediction, device)?;
+            for (m, member) in members.iter().enumerate() {
                 let labels = member.labels();
-                outputs.push(
-                    rows.into_iter()
-                        .map(|r| r.map(|raw| labels.output(&raw)))
-                        .collect(),
-                );
+                for pass in 0..passes {
+                    if options.mc_dropout.is_some() {
+                        let pass = (m * passes + pass) as u64;
+                        let first = first as u64;
+                        device
+                            .clone()
+                            .without_autodiff()
+                            .seed(options.seed ^ first.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ pass);
+                    }
+                    let (rows, _) =
+                        member.infer_features(&features, Readout::Prediction, device)?;
+                    outputs.push(
+                        rows.into_iter()
+                            .map(|r| r.map(|raw| labels.output(&raw)))
+                            .collect(),
+                    );
+                }
             }
             let rows: Vec<Option<Vec<Vec<f32>>>> = (0..data.table.len())
                 .map(|k| outputs.iter().map(|o| o[k].clone()).collect())

@@ -177,6 +177,15 @@ impl TrainedRun {
         })
     }
 
+    /// The dropout rate of the model's layers (MAT's `dropout`; Transformer-M's
+    /// `dropout`, the residual and embedding one): MC dropout needs it above 0.
+    pub fn dropout(&self) -> f64 {
+        match &self.model {
+            TrainedModel::Mat { spec, .. } => spec.model.dropout,
+            TrainedModel::TransformerM { spec, .. } => spec.model.dropout,
+        }
+    }
+
     /// The runs of `run_dir`: its members when it is an ensemble
     /// ([`crate::ensemble::EnsembleSpec`]), else the run itself.
     ///

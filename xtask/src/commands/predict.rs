@@ -32,6 +32,14 @@ pub struct PredictArgs {
     /// (`<task>_pred_<k>`) beside the mean (`<task>_pred`) and std (`<task>_std`).
     #[arg(long)]
     pub members: bool,
+    /// MC dropout: K forward passes with dropout on (the run's rate; MAT small 0.1), their
+    /// mean (`<task>_pred`) and std (`<task>_std`) as an uncertainty (with an ensemble, K
+    /// per member); seeded by --seed.
+    #[arg(long, value_name = "K", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub mc_dropout: Option<usize>,
+    /// Seed of the MC dropout masks.
+    #[arg(long, default_value_t = 0, requires = "mc_dropout")]
+    pub seed: u64,
 }
 
 /// The flags `predict` and `embed` share: the run, the molecules, the cache, the device.
@@ -140,8 +148,15 @@ pub fn run(args: PredictArgs) -> Result<()> {
         resume,
         chunk_rows,
         members,
+        mc_dropout,
+        seed,
     } = args;
     let device = args.device.device()?;
+    // MC dropout: dropout is active only on an autodiff device.
+    let device = match mc_dropout {
+        Some(_) => device.autodiff(),
+        None => device,
+    };
     let runs = TrainedRun::open_members(&args.run, &device, "used to predict")?;
     // A delimited file without extra SMILES is read a chunk at a time; everything else
     // (structure files, --smiles) is read whole first.
@@ -172,6 +187,8 @@ pub fn run(args: PredictArgs) -> Result<()> {
         resume,
         max_atoms: args.max_atoms(),
         members,
+        mc_dropout,
+        seed,
         ..Default::default()
     };
     let report = predict_stream(

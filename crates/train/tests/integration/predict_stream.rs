@@ -164,3 +164,77 @@ fn an_interrupted_prediction_resumes_without_duplicates_or_gaps() {
         "row,smiles,logS\n0,CCO,1.0\n"
     );
 }
+
+/// The columns of `out` by name, rows as strings.
+fn read_csv(out: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut reader = csv::Reader::from_path(out).unwrap();
+    let header = reader.headers().unwrap().iter().map(String::from).collect();
+    let rows = reader
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+#[test]
+fn mc_dropout_mean_and_std_are_the_passes_and_repeat_for_a_seed() {
+    // Exclusive: another test drawing from the generator between a pass's reseeding and
+    // its draws would change the masks.
+    let _rng = crate::rng_exclusive();
+    let (run_dir, input) = run_and_input("stream-mc");
+    let plain = Device::flex();
+    let ad = plain.clone().autodiff();
+    let run = TrainedRun::open(&run_dir, &ad, "used to predict").unwrap();
+    assert!(run.dropout() > 0.0, "the test run needs dropout");
+    let mc = StreamOptions {
+        mc_dropout: Some(4),
+        members: true,
+        seed: 5,
+        ..options(false, None)
+    };
+    let dir = run_dir.parent().unwrap();
+    let outs = [dir.join("mc-a.csv"), dir.join("mc-b.csv")];
+    for out in &outs {
+        predict_stream(
+            std::slice::from_ref(&run),
+            delimited(&input),
+            Some(out),
+            &mc,
+            None,
+            &ad,
+        )
+        .unwrap();
+    }
+    let (header, rows) = read_csv(&outs[0]);
+    assert_eq!(
+        read_csv(&outs[1]).1,
+        rows,
+        "the same seed gives the same masks"
+    );
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (mean, std) = (col("y_pred"), col("y_std"));
+    let passes: Vec<usize> = (0..4).map(|k| col(&format!("y_pred_{k}"))).collect();
+    let mut varied = 0;
+    for row in rows.iter().filter(|r| !r[mean].is_empty()) {
+        let v: Vec<f64> = passes.iter().map(|&c| row[c].parse().unwrap()).collect();
+        let m = v.iter().sum::<f64>() / 4.0;
+        let s = (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / 4.0).sqrt();
+        assert!(
+            (row[mean].parse::<f64>().unwrap() - m).abs() < 1e-5,
+            "{row:?}"
+        );
+        assert!(
+            (row[std].parse::<f64>().unwrap() - s).abs() < 1e-5,
+            "{row:?}"
+        );
+        varied += usize::from(s > 1e-4);
+    }
+    assert!(
+        varied >= 90,
+        "dropout varies the passes ({varied} of 99 rows)"
+    );
+    // Without an autodiff device dropout is off: refused, not a std of 0.
+    let run = TrainedRun::open(&run_dir, &plain, "used to predict").unwrap();
+    let err = stream(&run, &input, &dir.join("mc-plain.csv"), mc).unwrap_err();
+    assert!(err.to_string().contains("autodiff"), "{err}");
+}
