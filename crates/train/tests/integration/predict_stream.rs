@@ -211,6 +211,25 @@ fn mc_dropout_mean_and_std_are_the_passes_and_repeat_for_a_seed() {
         rows,
         "the same seed gives the same masks"
     );
+    // Interrupted after two chunks, then resumed: the rows of the uninterrupted run.
+    let resumed = dir.join("mc-resumed.csv");
+    for (resume, stop) in [(false, Some(2)), (true, None)] {
+        let o = StreamOptions {
+            resume,
+            stop_after_chunks: stop,
+            ..mc.clone()
+        };
+        predict_stream(
+            std::slice::from_ref(&run),
+            delimited(&input),
+            Some(&resumed),
+            &o,
+            None,
+            &ad,
+        )
+        .unwrap();
+    }
+    assert_eq!(read_csv(&resumed).1, rows, "a resumed MC prediction");
     let col = |name: &str| header.iter().position(|h| h == name).unwrap();
     let (mean, std) = (col("y_pred"), col("y_std"));
     let passes: Vec<usize> = (0..4).map(|k| col(&format!("y_pred_{k}"))).collect();
