@@ -25,11 +25,12 @@ use attn_core::mask::MASKED_LOGIT;
 use attn_core::{AttentionPattern, SequenceSelfAttention};
 use burn::prelude::*;
 use models::smiles_gpt::{Block, SmilesGpt};
-use models::transformer_m::LAYER_NORM_EPS;
 use onnx_protobuf::ModelProto;
 
 use crate::graph::{Attr, Dim, Elem, GraphBuilder};
-use crate::mat::{burn_layer_norm, linear, values};
+use crate::mat::{linear, values};
+// Transformer-M's LayerNorm (eps 1e-5, as the generator's) and exact GELU lowerings.
+use crate::transformer_m::{gelu, layer_norm};
 
 /// Name of layer `l`'s past keys input.
 pub fn past_key(l: usize) -> String {
@@ -49,24 +50,6 @@ pub fn present_key(l: usize) -> String {
 /// Name of layer `l`'s present values output.
 pub fn present_value(l: usize) -> String {
     format!("present.{l}.value")
-}
-
-/// LayerNorm with the generator's epsilon (1e-5, as `torch.nn.LayerNorm`).
-fn layer_norm(g: &mut GraphBuilder, x: &str, name: &str, ln: &burn::nn::LayerNorm) -> String {
-    let names = (format!("{name}.gamma"), format!("{name}.beta"));
-    burn_layer_norm(g, x, (&names.0, &names.1), ln, LAYER_NORM_EPS)
-}
-
-/// Exact GELU: `0.5 x (1 + erf(x / sqrt 2))` (`torch.nn.GELU()`, Burn's `gelu`).
-fn gelu(g: &mut GraphBuilder, x: &str) -> String {
-    let inv_sqrt2 = g.scalar(std::f32::consts::FRAC_1_SQRT_2);
-    let scaled = g.mul(x, &inv_sqrt2);
-    let erf = g.node("Erf", &[&scaled], &[]);
-    let one = g.scalar(1.0);
-    let half = g.scalar(0.5);
-    let t = g.add(&erf, &one);
-    let t = g.mul(&t, &half);
-    g.mul(x, &t)
 }
 
 /// A rank-0 int64 constant.

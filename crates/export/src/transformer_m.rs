@@ -29,13 +29,13 @@ use crate::verify::Feed;
 
 /// Burn's LayerNorm with the model's [`LAYER_NORM_EPS`], parameters named `{name}.gamma` /
 /// `{name}.beta`.
-fn layer_norm(g: &mut GraphBuilder, x: &str, name: &str, ln: &LayerNorm) -> String {
+pub(crate) fn layer_norm(g: &mut GraphBuilder, x: &str, name: &str, ln: &LayerNorm) -> String {
     let names = (format!("{name}.gamma"), format!("{name}.beta"));
     burn_layer_norm(g, x, (&names.0, &names.1), ln, LAYER_NORM_EPS)
 }
 
 /// Exact GELU: `0.5 x (1 + erf(x / sqrt 2))`.
-fn gelu(g: &mut GraphBuilder, x: &str) -> String {
+pub(crate) fn gelu(g: &mut GraphBuilder, x: &str) -> String {
     let inv_sqrt2 = g.scalar(std::f32::consts::FRAC_1_SQRT_2);
     let scaled = g.mul(x, &inv_sqrt2);
     let erf = g.node("Erf", &[&scaled], &[]);

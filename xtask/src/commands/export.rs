@@ -56,16 +56,7 @@ mod onnx {
                 config,
             } => msa_block(params.as_deref(), scope, config.as_deref(), device)?,
         };
-        export::write_model(&model, out)?;
-        println!(
-            "wrote {} ({:.1} MiB, opset {}, IR {})",
-            out.display(),
-            std::fs::metadata(out)?.len() as f64 / (1 << 20) as f64,
-            export::graph::OPSET,
-            export::graph::IR_VERSION
-        );
-        verify::onnx_checker(out)?;
-        println!("  onnx.checker.check_model(full_check=True): ok");
+        write_and_check(&model, out, "")?;
         let mut worst: f64 = 0.0;
         for agreement in verify::compare_in_runtimes(out, output, &cases) {
             let (max_abs, max_rel) = agreement.result?;
@@ -85,6 +76,21 @@ mod onnx {
 
     type Export = (onnx_protobuf::ModelProto, &'static str, Vec<Case>);
 
+    /// Writes `model` to `out`, reports its size (and `what`), and runs the ONNX checker.
+    fn write_and_check(model: &onnx_protobuf::ModelProto, out: &Path, what: &str) -> Result<()> {
+        export::write_model(model, out)?;
+        println!(
+            "wrote {} ({:.1} MiB, opset {}, IR {}){what}",
+            out.display(),
+            std::fs::metadata(out)?.len() as f64 / (1 << 20) as f64,
+            export::graph::OPSET,
+            export::graph::IR_VERSION
+        );
+        verify::onnx_checker(out)?;
+        println!("  onnx.checker.check_model(full_check=True): ok");
+        Ok(())
+    }
+
     /// Prompts greedy decoding is verified on.
     const GREEDY_PROMPTS: usize = 100;
 
@@ -96,16 +102,11 @@ mod onnx {
         let mut metadata = run_metadata("smiles-gpt", serde_json::to_string(&gpt.spec.model)?, run);
         metadata.push(("molattn.vocab".into(), serde_json::to_string(&gpt.vocab)?));
         let model = export::smiles_gpt_step_to_onnx(&gpt.model, &metadata);
-        export::write_model(&model, out)?;
-        println!(
-            "wrote {} ({:.1} MiB, opset {}, IR {}): the decoder step, past keys / values in and out",
-            out.display(),
-            std::fs::metadata(out)?.len() as f64 / (1 << 20) as f64,
-            export::graph::OPSET,
-            export::graph::IR_VERSION
-        );
-        verify::onnx_checker(out)?;
-        println!("  onnx.checker.check_model(full_check=True): ok");
+        write_and_check(
+            &model,
+            out,
+            ": the decoder step, past keys / values in and out",
+        )?;
         let prompts = export::smiles_gpt::sampled_prompts(&gpt.model, GREEDY_PROMPTS, 0, device)
             .map_err(anyhow::Error::msg)?;
         let a = export::smiles_gpt::verify_greedy(&gpt.model, out, &prompts, device)?;

@@ -12,6 +12,23 @@ use super::Row;
 /// Runtime tolerance on outputs (the export issue's bound).
 pub const TOL: f64 = 1e-4;
 
+/// The ONNX checker's row for the file at `path` (`note_tail` after the opset).
+fn checker_row(path: &std::path::Path, component: &str, fixture: &str, note_tail: &str) -> Row {
+    let (pass, note) = match verify::onnx_checker(path) {
+        Ok(()) => (true, format!("opset {}{note_tail}", export::graph::OPSET)),
+        Err(e) => (false, e.to_string().replace('\n', " ").replace('|', "/")),
+    };
+    Row {
+        component: format!("{component}: onnx.checker (full_check)"),
+        fixture: fixture.to_string(),
+        max_abs: if pass { 0.0 } else { f64::INFINITY },
+        max_rel: if pass { 0.0 } else { f64::INFINITY },
+        tolerance: 0.0,
+        pass,
+        note,
+    }
+}
+
 /// Writes `model` to a temporary file and returns the checker, ONNX Runtime and tract
 /// rows for `cases`.
 pub fn rows(component: &str, model: &ModelProto, output: &str, cases: &[Case]) -> Vec<Row> {
@@ -37,18 +54,12 @@ pub fn rows(component: &str, model: &ModelProto, output: &str, cases: &[Case]) -
         return vec![fail("write", e.to_string())];
     }
     let size_mib = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / (1 << 20) as f64;
-    let mut rows = vec![match verify::onnx_checker(&path) {
-        Ok(()) => Row {
-            component: format!("ONNX {component}: onnx.checker (full_check)"),
-            fixture: fixture.clone(),
-            max_abs: 0.0,
-            max_rel: 0.0,
-            tolerance: 0.0,
-            pass: true,
-            note: format!("opset {}, {size_mib:.1} MiB", export::graph::OPSET),
-        },
-        Err(e) => fail("onnx.checker", e.to_string()),
-    }];
+    let mut rows = vec![checker_row(
+        &path,
+        &format!("ONNX {component}"),
+        &fixture,
+        &format!(", {size_mib:.1} MiB"),
+    )];
     for agreement in verify::compare_in_runtimes(&path, output, cases) {
         let runtime = agreement.runtime;
         rows.push(match agreement.result {
@@ -123,18 +134,7 @@ pub fn smiles_gpt_rows() -> Vec<Row> {
             rows.push(fail("write", e.to_string()));
             continue;
         }
-        rows.push(match verify::onnx_checker(&path) {
-            Ok(()) => Row {
-                component: format!("{component}: onnx.checker (full_check)"),
-                fixture: fixture.clone(),
-                max_abs: 0.0,
-                max_rel: 0.0,
-                tolerance: 0.0,
-                pass: true,
-                note: format!("opset {}", export::graph::OPSET),
-            },
-            Err(e) => fail("onnx.checker", e.to_string()),
-        });
+        rows.push(checker_row(&path, &component, &fixture, ""));
         let result = export::smiles_gpt::sampled_prompts(&model, 100, 7, &device)
             .map_err(|e| e.to_string())
             .and_then(|prompts| {
