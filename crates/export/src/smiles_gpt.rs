@@ -415,7 +415,8 @@ pub fn verify_greedy(
     for rows in by_len.values() {
         let group: Vec<Vec<u32>> = rows.iter().map(|&i| prompts[i].clone()).collect();
         let mut rng = rand::rngs::StdRng::seed_from_u64(0);
-        let want = sample_batch(model, &group, &greedy, &mut rng, device).map_err(burn_err)?;
+        let want =
+            sample_batch(model, &group, None, &greedy, &mut rng, device).map_err(burn_err)?;
         let (got, ort_logits) = onnxruntime_greedy_batch(&mut session, model, &group)?;
         // Burn's logits of the same fed tokens: the prompt, then each step's token (the
         // last one drawn is not fed).
@@ -475,6 +476,7 @@ pub fn sampled_prompts(
     let samples = sample_batch(
         model,
         &vec![vec![BOS]; n],
+        None,
         &SamplingSettings::default(),
         &mut rng,
         device,

@@ -52,6 +52,7 @@ pub mod molecule;
 pub mod morgan;
 pub mod moses_filters;
 pub mod profile;
+pub mod properties;
 pub mod rdkit_rules;
 pub mod reference;
 pub mod scaffold;

@@ -99,6 +99,13 @@ mod onnx {
     /// identical and the logits within [`TOL`].
     fn smiles_gpt_run(run: &Path, out: &Path, device: &Device) -> Result<()> {
         let gpt = train::smiles_gpt::GptRun::open(run, device)?;
+        if gpt.spec.model.is_conditional() {
+            anyhow::bail!(
+                "{}: a conditional generator (properties / scaffold); the ONNX decoder step \
+                 is exported for unconditional ones only",
+                run.display()
+            );
+        }
         let mut metadata = run_metadata("smiles-gpt", serde_json::to_string(&gpt.spec.model)?, run);
         metadata.push(("molattn.vocab".into(), serde_json::to_string(&gpt.vocab)?));
         let model = export::smiles_gpt_step_to_onnx(&gpt.model, &metadata);

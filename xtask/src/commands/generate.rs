@@ -6,9 +6,22 @@ use std::time::Instant;
 
 use anyhow::{Result, bail};
 use models::smiles_gpt::sampling::SamplingSettings;
-use train::smiles_gpt::{GenerateRequest, GptRun, generate};
+use train::smiles_gpt::{GenerateCondition, GenerateRequest, GptRun, condition_report, generate};
+
+use mol_featurize::properties::MolProperty;
 
 use super::engine_args::EngineArgs;
+
+fn parse_prop(s: &str) -> Result<(MolProperty, f64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: expected name=value, e.g. logp=2.0"))?;
+    let value: f64 = value
+        .trim()
+        .parse()
+        .map_err(|e| format!("{s:?}: value {value:?}: {e}"))?;
+    Ok((name.parse()?, value))
+}
 
 /// Flags of `generate`.
 #[derive(clap::Args)]
@@ -31,6 +44,13 @@ pub struct GenerateArgs {
     /// Start every sample with this SMILES prefix.
     #[arg(long, default_value = "")]
     pub prefix: String,
+    /// A conditional run's property values, one `name=value` per property it was
+    /// trained on (`--prop logp=2.0 --prop tpsa=60`; TPSA in square Angstrom).
+    #[arg(long = "prop", value_parser = parse_prop)]
+    pub props: Vec<(MolProperty, f64)>,
+    /// A scaffold-conditioned run's scaffold SMILES (its Bemis-Murcko form is used).
+    #[arg(long)]
+    pub scaffold: Option<String>,
     /// Sequences decoded together.
     #[arg(long, default_value_t = 256)]
     pub batch_size: usize,
@@ -79,12 +99,14 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     );
     bar.set_message("generate");
     let started = Instant::now();
+    let condition = conditions(&run, &args.props, args.scaffold.clone())?;
     let request = GenerateRequest {
         n: args.n,
         batch_size: args.batch_size,
         prefix: args.prefix.clone(),
         settings,
         seed: args.seed,
+        condition: condition.clone(),
     };
     let rows = generate(&run, &request, &device, |done| {
         bar.set_position(done as u64)
@@ -108,6 +130,17 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         args.out.display(),
         rows.len() as f64 / seconds.max(1e-9)
     );
+    if let Some(condition) = &condition {
+        let report = condition_report(&run, condition, &rows)?;
+        let mut out = args.out.clone().into_os_string();
+        out.push(".condition.json");
+        std::fs::write(&out, serde_json::to_string_pretty(&report)?)?;
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!(
+            "condition report written to {}",
+            PathBuf::from(out).display()
+        );
+    }
     if args.moses {
         let smiles: Vec<String> = rows.into_iter().map(|r| r.smiles).collect();
         let metrics = super::moses_metrics::score(&smiles, &args.sets, &device)?;
@@ -116,4 +149,36 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         super::moses_metrics::report(&metrics, Some(std::path::Path::new(&out)))?;
     }
     Ok(())
+}
+
+/// The `--prop` values in the run's property order, and `--scaffold`.
+fn conditions(
+    run: &GptRun,
+    props: &[(MolProperty, f64)],
+    scaffold: Option<String>,
+) -> Result<Option<GenerateCondition>> {
+    let want = &run.spec.condition.props;
+    for (p, _) in props {
+        if !want.contains(p) {
+            bail!(
+                "--prop {p}: the run is conditioned on [{}]",
+                want.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+    let mut values = Vec::with_capacity(want.len());
+    for p in want {
+        match props.iter().filter(|(q, _)| q == p).collect::<Vec<_>>()[..] {
+            [(_, v)] => values.push(*v),
+            [] => bail!("the run is conditioned on {p}: give --prop {p}=VALUE"),
+            _ => bail!("--prop {p} given more than once"),
+        }
+    }
+    if values.is_empty() && scaffold.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(GenerateCondition {
+        props: values,
+        scaffold,
+    }))
 }

@@ -124,6 +124,12 @@ pub struct SharedTrainArgs {
     /// Task; by default classification when every target is 0 or 1.
     #[arg(long, value_enum)]
     pub task: Option<TaskArg>,
+    /// Start from a trained model. Transformer-M: a pretraining run directory (its model
+    /// size is used) or a .bpk model file (give the same --preset / size flags it was
+    /// made with). smiles-gpt: a smiles-gpt run (its vocabulary and sizes are kept;
+    /// conditioning layers it lacks start fresh). MAT takes --pretrained instead.
+    #[arg(long)]
+    pub init_from: Option<PathBuf>,
     /// Coordinates: MAT's distance matrices; Transformer-M's 3D channel (only a 3D
     /// conformer feeds it, so Transformer-M takes layout2d or topological with --mode 2d
     /// only). Default: `file` for an SDF or XYZ files, `embed3d` for a CSV.
@@ -164,10 +170,6 @@ pub struct TmTrainArgs {
     /// Transformer-M channels during training and evaluation.
     #[arg(long, value_enum, default_value = "mixed")]
     pub mode: ModeArg,
-    /// Transformer-M: start from a pretraining run directory (its model size is used)
-    /// or a .bpk model file (give the same --preset / size flags it was made with).
-    #[arg(long)]
-    pub init_from: Option<PathBuf>,
     /// Transformer-M size overrides.
     #[command(flatten)]
     pub size: TmSizeArgs,
@@ -267,6 +269,9 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
     if matches!(shared.preset, PresetArg::Molgpt) {
         bail!("--preset molgpt is smiles-gpt's");
     }
+    if matches!(shared.model, ModelArg::Mat) && shared.init_from.is_some() {
+        bail!("--init-from is Transformer-M's and smiles-gpt's; MAT starts from --pretrained");
+    }
     if let ModelArg::TransformerM = shared.model {
         if let Some(DatasetArg::Qm9) = args.tm.dataset {
             let table_only = given(matches, &TABLE_FLAGS);
@@ -362,7 +367,7 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
                 (Task::Regression, LossArg::Mse) => LossKind::Mse,
             };
             let (init_from, model) =
-                resolve_tm_init(args.tm.init_from.as_deref(), model, &args.tm.size)?;
+                resolve_tm_init(args.shared.init_from.as_deref(), model, &args.tm.size)?;
             let (modes, eval_mode) = args.tm.mode.probabilities();
             let spec = TmRunSpec {
                 kind: train::RunKind::TransformerM,
@@ -484,7 +489,7 @@ fn train_qm9(args: &TrainArgs) -> Result<()> {
             LossArg::L1 => LossKind::L1,
             LossArg::Mse => LossKind::Mse,
         },
-        init_from: args.tm.init_from.clone(),
+        init_from: args.shared.init_from.clone(),
         size: args.tm.size.clone(),
         out: shared.out.clone(),
         engine: shared.engine.clone(),

@@ -4,7 +4,8 @@
 use anyhow::{Context, Result, bail};
 use clap::{ArgMatches, Args};
 use models::SmilesGptConfig;
-use train::smiles_gpt::{GptRunSpec, SmilesCorpus, train_smiles_gpt as train_run};
+use mol_featurize::properties::MolProperty;
+use train::smiles_gpt::{GptCondition, GptRunSpec, SmilesCorpus, train_smiles_gpt as train_run};
 use train::{RunControl, RunKind, TrainOptions};
 
 use super::common::PresetArg;
@@ -34,6 +35,13 @@ pub struct GptTrainArgs {
     /// Dropout (embeddings, attention weights, residual branches).
     #[arg(long, default_value_t = 0.1)]
     pub dropout: f64,
+    /// Condition on these properties of each molecule (MolGPT's `--props`): logp, tpsa,
+    /// qed (RDKit's definitions); comma-separated or repeated.
+    #[arg(long, value_delimiter = ',')]
+    pub props: Vec<MolProperty>,
+    /// Condition on each molecule's Bemis-Murcko scaffold (MolGPT's `--scaffold`).
+    #[arg(long)]
+    pub scaffold: bool,
 }
 
 /// Flags of other families that describe a property table, refused by name here.
@@ -105,6 +113,11 @@ pub fn train_smiles_gpt(
             seed: shared.seed,
         },
         valid_fraction: gpt.valid_fraction,
+        condition: GptCondition {
+            props: gpt.props.clone(),
+            scaffold: gpt.scaffold,
+        },
+        init_from: shared.init_from.clone(),
     };
     let engine = &shared.engine;
     let control = RunControl {

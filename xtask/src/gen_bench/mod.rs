@@ -157,7 +157,7 @@ pub fn run_row(
                 || {
                     let m = net.take().expect("model is put back after each step");
                     let (loss, _) = m
-                        .next_token_loss(tokens.clone())
+                        .next_token_loss(tokens.clone(), None)
                         .map_err(anyhow::Error::msg)?;
                     let grads = GradientsParams::from_grads(loss.backward(), &m);
                     let m = optim.step(1e-4, m, grads);

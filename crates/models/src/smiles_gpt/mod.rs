@@ -4,14 +4,19 @@
 //! - [`SmilesGptConfig`]: sizes (MolGPT's preset and a small one) and attention pattern.
 //! - [`SmilesGpt`]: the model; one `forward` for training (whole sequences) and for
 //!   decoding (new tokens with the layers' caches).
+//! - [`Condition`]: MolGPT's property and scaffold conditioning positions.
 //! - [`sampling`]: temperature and top-k sampling from the last position's logits,
 //!   seeded, separate from the model (as llama-burn's `sampling.rs`).
 
+mod condition;
+#[cfg(test)]
+mod condition_tests;
 mod config;
 mod model;
 pub mod sampling;
 #[cfg(test)]
 mod tests;
 
+pub use condition::Condition;
 pub use config::SmilesGptConfig;
 pub use model::{Block, DecoderCache, SmilesGpt};

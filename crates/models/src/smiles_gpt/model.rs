@@ -1,5 +1,6 @@
 //! The SMILES GPT: embeddings, pre-LN blocks, LM head (MolGPT `model.py`: `GPT`, `Block`,
-//! `CausalSelfAttention`; without MolGPT's property and scaffold conditioning).
+//! `CausalSelfAttention`), with MolGPT's property and scaffold conditioning
+//! ([`super::Condition`]).
 
 use attn_core::{KvCache, SequenceAttentionConfig, SequenceSelfAttention};
 use burn::module::Param;
@@ -10,6 +11,7 @@ use burn::nn::{
 use burn::prelude::*;
 use burn::tensor::activation::log_softmax;
 
+use super::condition::Condition;
 use super::config::SmilesGptConfig;
 use crate::transformer_m::init::{apply_layer_norm, layer_norm};
 
@@ -67,6 +69,12 @@ pub struct SmilesGpt {
     pub ln_f: LayerNorm,
     /// LM head `[d_model, vocab_size]`, no bias.
     pub head: Linear,
+    /// MolGPT's type embedding `[2, d_model]` (row 0: conditioning, row 1: SMILES
+    /// tokens); present in a conditional model only (for an unconditional one MolGPT's
+    /// row 1 is a constant the position embedding absorbs).
+    pub type_emb: Option<Embedding>,
+    /// MolGPT's `prop_nn`: `[num_props, d_model]`, with bias; present with properties.
+    pub prop_nn: Option<Linear>,
 }
 
 /// The KV caches of every layer of one decoding batch.
@@ -74,12 +82,20 @@ pub struct SmilesGpt {
 pub struct DecoderCache {
     /// One per block.
     pub layers: Vec<KvCache>,
+    /// Conditioning positions at the start of the caches (filled by the first
+    /// conditioned forward).
+    pub prefix: usize,
 }
 
 impl DecoderCache {
-    /// Tokens cached so far (the position of the next one).
+    /// Positions cached so far, conditioning included.
     pub fn len(&self) -> usize {
         self.layers.first().map_or(0, KvCache::len)
+    }
+
+    /// SMILES tokens cached so far (the SMILES position of the next one).
+    pub fn tokens(&self) -> usize {
+        self.len().saturating_sub(self.prefix)
     }
 
     /// Nothing cached yet.
@@ -139,6 +155,12 @@ impl SmilesGptConfig {
             blocks,
             ln_f: layer_norm(self.d_model, device),
             head: linear(self.d_model, self.vocab_size, false),
+            type_emb: self.is_conditional().then(|| {
+                EmbeddingConfig::new(2, self.d_model)
+                    .with_initializer(normal.clone())
+                    .init(device)
+            }),
+            prop_nn: (self.num_props > 0).then(|| linear(self.num_props, self.d_model, true)),
         }
     }
 }
@@ -154,18 +176,37 @@ impl SmilesGpt {
         self.head.weight.dims()[1]
     }
 
+    /// Conditioned on properties or a scaffold.
+    pub fn is_conditional(&self) -> bool {
+        self.type_emb.is_some()
+    }
+
     /// Empty caches for `batch` sequences of up to [`SmilesGpt::max_len`] tokens.
     pub fn new_cache(&self, batch: usize, device: &Device) -> DecoderCache {
+        self.new_cache_with_prefix(batch, 0, device)
+    }
+
+    /// Empty caches for `batch` sequences of `prefix` conditioning positions
+    /// ([`Condition::len`]) and up to [`SmilesGpt::max_len`] tokens.
+    pub fn new_cache_with_prefix(
+        &self,
+        batch: usize,
+        prefix: usize,
+        device: &Device,
+    ) -> DecoderCache {
         DecoderCache {
             layers: self
                 .blocks
                 .iter()
-                .map(|b| b.attn.new_cache(batch, self.max_len(), device))
+                .map(|b| b.attn.new_cache(batch, prefix + self.max_len(), device))
                 .collect(),
+            prefix: 0,
         }
     }
 
-    /// Logits `[B, T, vocab_size]` of the next token after each of `tokens` `[B, T]`.
+    /// Logits `[B, T, vocab_size]` of the next token after each of `tokens` `[B, T]`
+    /// (an unconditional model, or later steps of a conditioned decoding: see
+    /// [`SmilesGpt::forward_conditioned`]).
     ///
     /// - `key_padding_mask`: `[B, n_k]` over every key (cached then new), `true` = a
     ///   `<pad>` position; `None` when no sequence is padded (right padding under the causal
@@ -174,16 +215,52 @@ impl SmilesGpt {
     ///   `cache.len() ..`, appended to the caches.
     ///
     /// # Errors
-    /// A sequence longer than [`SmilesGpt::max_len`] (cache included), or a cache of
-    /// another batch size.
+    /// A sequence longer than [`SmilesGpt::max_len`] (cache included), a cache of
+    /// another batch size, or a conditional model given no cached condition.
     pub fn forward(
         &self,
         tokens: Tensor<2, Int>,
         key_padding_mask: Option<Tensor<2, Bool>>,
+        cache: Option<&mut DecoderCache>,
+    ) -> Result<Tensor<3>, String> {
+        self.forward_conditioned(tokens, None, key_padding_mask, cache)
+    }
+
+    /// As [`SmilesGpt::forward`], with `condition`'s positions before the tokens
+    /// (MolGPT `GPT.forward(idx, prop=, scaffold=)`). The logits are the tokens' only.
+    /// With a cache, the condition goes with the first call (an empty cache), which
+    /// records its length; later calls give `None`. Positions of the position embedding
+    /// count SMILES tokens only.
+    ///
+    /// # Errors
+    /// As [`SmilesGpt::forward`]; a condition the model was not built for, a condition
+    /// with a non-empty cache, a conditional model without one, a key padding mask with
+    /// a condition.
+    pub fn forward_conditioned(
+        &self,
+        tokens: Tensor<2, Int>,
+        condition: Option<&Condition>,
+        key_padding_mask: Option<Tensor<2, Bool>>,
         mut cache: Option<&mut DecoderCache>,
     ) -> Result<Tensor<3>, String> {
         let [_, t] = tokens.dims();
-        let offset = cache.as_ref().map_or(0, |c| c.len());
+        let cached = cache.as_ref().map_or(0, |c| c.len());
+        let offset = cache.as_ref().map_or(0, |c| c.tokens());
+        let condition = condition.filter(|c| !c.is_empty());
+        match (condition.is_some(), cached > 0, self.is_conditional()) {
+            (true, true, _) => {
+                return Err("the condition goes with the first step (an empty cache)".into());
+            }
+            (false, false, true) => {
+                return Err(
+                    "a conditional model needs its condition (properties / scaffold)".into(),
+                );
+            }
+            _ => {}
+        }
+        if condition.is_some() && key_padding_mask.is_some() {
+            return Err("a key padding mask is not taken with a condition".into());
+        }
         if offset + t > self.max_len() {
             return Err(format!(
                 "sequence of {} tokens is longer than the model's {} positions",
@@ -197,29 +274,55 @@ impl SmilesGpt {
             .val()
             .slice([offset..offset + t, 0..d])
             .reshape([1, t, d]);
-        let mut x = attn_core::dropout(&self.drop, self.tok_emb.forward(tokens) + pos);
+        let mut embedded = self.tok_emb.forward(tokens) + pos;
+        if let Some(type1) = self.smiles_type() {
+            embedded = embedded + type1;
+        }
+        let mut x = attn_core::dropout(&self.drop, embedded);
+        let prefix = match condition {
+            Some(c) => {
+                let p = self.prefix_embeddings(c)?;
+                x = Tensor::cat(vec![p, x], 1);
+                c.len()
+            }
+            None => 0,
+        };
+        if let Some(c) = cache.as_deref_mut()
+            && prefix > 0
+        {
+            c.prefix = prefix;
+        }
         for (i, block) in self.blocks.iter().enumerate() {
             let layer_cache = cache.as_deref_mut().map(|c| &mut c.layers[i]);
             x = block.forward(x, key_padding_mask.clone(), layer_cache)?;
+        }
+        if prefix > 0 {
+            let [b, n, _] = x.dims();
+            x = x.slice([0..b, prefix..n, 0..d]);
         }
         let x = apply_layer_norm(&self.ln_f, x);
         Ok(attn_core::linear(&self.head, x))
     }
 
     /// Mean next-token cross-entropy (nats) of `tokens` `[B, T]` (`<bos> ... <eos>`, then
-    /// `<pad>` = 0): the logits of positions `0 .. T - 1` against tokens `1 .. T`, padded
-    /// targets left out. Returns the loss `[1]` and the number of predicted tokens.
+    /// `<pad>` = 0) under `condition`: the logits of positions `0 .. T - 1` against tokens
+    /// `1 .. T`, padded targets left out (MolGPT also leaves the conditioning positions'
+    /// logits out). Returns the loss `[1]` and the number of predicted tokens.
     ///
     /// # Errors
-    /// As [`SmilesGpt::forward`].
-    pub fn next_token_loss(&self, tokens: Tensor<2, Int>) -> Result<(Tensor<1>, usize), String> {
+    /// As [`SmilesGpt::forward_conditioned`].
+    pub fn next_token_loss(
+        &self,
+        tokens: Tensor<2, Int>,
+        condition: Option<&Condition>,
+    ) -> Result<(Tensor<1>, usize), String> {
         let [b, t] = tokens.dims();
         if t < 2 {
             return Err("a training sequence needs <bos> and at least one more token".into());
         }
         let inputs = tokens.clone().slice([0..b, 0..t - 1]);
         let targets = tokens.slice([0..b, 1..t]);
-        let logits = self.forward(inputs, None, None)?;
+        let logits = self.forward_conditioned(inputs, condition, None, None)?;
         let v = self.vocab_size();
         let log_p = log_softmax(logits.reshape([b * (t - 1), v]), 1);
         let targets = targets.reshape([b * (t - 1), 1]);

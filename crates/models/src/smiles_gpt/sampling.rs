@@ -7,7 +7,7 @@ use mol_featurize::smiles_tokenizer::{BOS, EOS, PAD, UNK};
 use rand::Rng;
 use rand::rngs::StdRng;
 
-use super::SmilesGpt;
+use super::{Condition, SmilesGpt};
 
 /// How the next token is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,14 +62,17 @@ pub fn sample_token(logits: &[f32], settings: &SamplingSettings, rng: &mut StdRn
 
 /// Continues every sequence of `prompts` (token ids, all the same length, starting with
 /// `<bos>`) until it samples `<eos>` or reaches the model's `max_len`, one KV-cached step
-/// per token for the whole batch. Returns each sequence's tokens after the prompt, `<eos>`
-/// included when it was drawn. The same `rng` state gives the same sequences.
+/// per token for the whole batch, under `condition` (one row per prompt) for a
+/// conditional model. Returns each sequence's tokens after the prompt, `<eos>` included
+/// when it was drawn. The same `rng` state gives the same sequences.
 ///
 /// # Errors
-/// Prompts of different lengths, an empty or too long prompt.
+/// Prompts of different lengths, an empty or too long prompt, a condition the model
+/// does not take or of another batch size.
 pub fn sample_batch(
     model: &SmilesGpt,
     prompts: &[Vec<u32>],
+    condition: Option<&Condition>,
     settings: &SamplingSettings,
     rng: &mut StdRng,
     device: &Device,
@@ -81,15 +84,20 @@ pub fn sample_batch(
     if t0 == 0 || prompts.iter().any(|p| p.len() != t0) {
         return Err("prompts of one batch must be non-empty and of one length".into());
     }
+    if let Some(c) = condition.filter(|c| c.batch() != b && !c.is_empty()) {
+        return Err(format!("a condition of {} rows for {b} prompts", c.batch()));
+    }
     let v = model.vocab_size();
-    let mut cache = model.new_cache(b, device);
+    let prefix = condition.map_or(0, Condition::len);
+    let mut cache = model.new_cache_with_prefix(b, prefix, device);
+    let mut condition = condition;
     let ids: Vec<i64> = prompts.iter().flatten().map(|&i| i as i64).collect();
     let mut input = Tensor::<2, Int>::from_data(TensorData::new(ids, [b, t0]), device);
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); b];
     let mut done = vec![false; b];
     let mut len = t0;
     while len < model.max_len() && done.iter().any(|d| !d) {
-        let logits = model.forward(input, None, Some(&mut cache))?;
+        let logits = model.forward_conditioned(input, condition.take(), None, Some(&mut cache))?;
         let t = logits.dims()[1];
         let last: Vec<f32> = logits
             .slice([0..b, t - 1..t, 0..v])

@@ -81,10 +81,10 @@ fn next_token_loss_leaves_padding_out() {
     dev.seed(5);
     let model = tiny(AttentionPattern::causal(), &dev);
     let (plain, n) = model
-        .next_token_loss(tokens(&[&[1, 4, 5, 6, 2]], &dev))
+        .next_token_loss(tokens(&[&[1, 4, 5, 6, 2]], &dev), None)
         .unwrap();
     let (padded, n_padded) = model
-        .next_token_loss(tokens(&[&[1, 4, 5, 6, 2, 0, 0, 0]], &dev))
+        .next_token_loss(tokens(&[&[1, 4, 5, 6, 2, 0, 0, 0]], &dev), None)
         .unwrap();
     assert_eq!((n, n_padded), (4, 4));
     let plain = plain.into_scalar::<f32>();
@@ -129,6 +129,7 @@ fn sampling_is_seeded_and_greedy_follows_the_full_forward() {
     let a = sample_batch(
         &model,
         &prompts,
+        None,
         &settings,
         &mut StdRng::seed_from_u64(42),
         &dev,
@@ -137,6 +138,7 @@ fn sampling_is_seeded_and_greedy_follows_the_full_forward() {
     let b = sample_batch(
         &model,
         &prompts,
+        None,
         &settings,
         &mut StdRng::seed_from_u64(42),
         &dev,
@@ -145,6 +147,7 @@ fn sampling_is_seeded_and_greedy_follows_the_full_forward() {
     let c = sample_batch(
         &model,
         &prompts,
+        None,
         &settings,
         &mut StdRng::seed_from_u64(43),
         &dev,
@@ -159,6 +162,7 @@ fn sampling_is_seeded_and_greedy_follows_the_full_forward() {
     let g = sample_batch(
         &model,
         &prompts[..1],
+        None,
         &greedy,
         &mut StdRng::seed_from_u64(0),
         &dev,

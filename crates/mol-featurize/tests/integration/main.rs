@@ -6,6 +6,7 @@ mod bad_records;
 mod edge_cases;
 mod moses_molecules;
 mod ogb_fixtures;
+mod properties;
 mod rdkit_fixtures;
 mod smiles_fuzz;
 mod smiles_tokens;

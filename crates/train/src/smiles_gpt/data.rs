@@ -1,9 +1,13 @@
 //! SMILES corpora for the generator: a column of a delimited file, tokenized with the
-//! run's vocabulary, rows that cannot be used reported with their reasons.
+//! run's vocabulary, with the properties and scaffold a conditional model is trained on;
+//! rows that cannot be used reported with their reasons.
 
 use std::path::{Path, PathBuf};
 
-use mol_featurize::SmilesVocab;
+use mol_featurize::properties::{MolProperty, compute_properties};
+use mol_featurize::scaffold::bemis_murcko_scaffold;
+use mol_featurize::{Molecule, SmilesVocab};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
@@ -73,17 +77,154 @@ fn csv_error(path: &Path, e: csv::Error) -> TrainError {
     TrainError::Invalid(format!("{}: {e}", path.display()))
 }
 
-/// Token ids (`<bos> ... <eos>`) of each row that fits `max_len` tokens, and the rows
-/// left out: empty cells, SMILES the vocabulary cannot encode (the token or character
-/// named), and SMILES longer than `max_len` tokens.
+/// What a conditional generator is trained on (MolGPT `train.py --props ... --scaffold`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GptCondition {
+    /// Properties, computed from each training molecule (RDKit's definitions).
+    #[serde(default)]
+    pub props: Vec<MolProperty>,
+    /// Condition on each molecule's Bemis-Murcko scaffold (RDKit `MurckoScaffoldSmiles`;
+    /// empty, all `<pad>`, for an acyclic molecule).
+    #[serde(default)]
+    pub scaffold: bool,
+}
+
+impl GptCondition {
+    /// Neither properties nor a scaffold.
+    pub fn is_empty(&self) -> bool {
+        self.props.is_empty() && !self.scaffold
+    }
+}
+
+/// One training sequence with its condition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GptExample {
+    /// `<bos> ... <eos>` token ids.
+    pub tokens: Vec<u32>,
+    /// The condition's property values, in its order (empty without properties).
+    pub props: Vec<f32>,
+    /// The scaffold's token ids, no `<bos>` / `<eos>` (empty without a scaffold
+    /// condition or for an acyclic molecule).
+    pub scaffold: Vec<u32>,
+}
+
+/// The condition of one row: its property values and its scaffold SMILES (RDKit's
+/// Bemis-Murcko form; empty for an acyclic molecule or without a scaffold condition).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowCondition {
+    /// Property values, in the condition's order.
+    pub props: Vec<f32>,
+    /// Scaffold SMILES.
+    pub scaffold: String,
+}
+
+/// The [`RowCondition`] of each row (`None` for all without a condition), or why it has
+/// none: a SMILES that is not a molecule, a property or scaffold the toolkit cannot
+/// compute. Computed on rayon's threads.
+pub fn row_conditions(
+    rows: &[(usize, String)],
+    condition: &GptCondition,
+) -> Vec<Option<Result<RowCondition, String>>> {
+    if condition.is_empty() {
+        return vec![None; rows.len()];
+    }
+    rows.par_iter()
+        .map(|(_, smiles)| {
+            let mol = Molecule::from_smiles(smiles).map_err(|e| e.to_string())?;
+            let props = compute_properties(&mol, &condition.props)
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .map(|v| v as f32)
+                .collect();
+            let scaffold = if condition.scaffold {
+                bemis_murcko_scaffold(&mol).map_err(|e| format!("scaffold: {e}"))?
+            } else {
+                String::new()
+            };
+            Ok(RowCondition { props, scaffold })
+        })
+        .map(Some)
+        .collect()
+}
+
+/// The examples of each row that fits `max_len` tokens and has its condition
+/// (`conditions` from [`row_conditions`]), and the rows left out: empty cells, SMILES
+/// the vocabulary cannot encode (the token or character named), SMILES longer than
+/// `max_len` tokens, rows without a condition (the reason given) and scaffolds the
+/// vocabulary cannot encode.
+pub fn encode_examples(
+    rows: &[(usize, String)],
+    conditions: &[Option<Result<RowCondition, String>>],
+    vocab: &SmilesVocab,
+    max_len: usize,
+) -> (Vec<GptExample>, Vec<SkippedSmiles>) {
+    let (sequences, mut skipped) = encode_rows(rows, vocab, max_len);
+    let mut examples = Vec::with_capacity(sequences.len());
+    for (index, tokens) in sequences {
+        let (row, smiles) = &rows[index];
+        let skip = |reason: String| SkippedSmiles {
+            row: *row,
+            smiles: smiles.clone(),
+            reason,
+        };
+        let example = match &conditions[index] {
+            None => Ok(GptExample {
+                tokens,
+                props: Vec::new(),
+                scaffold: Vec::new(),
+            }),
+            Some(Err(e)) => Err(skip(e.clone())),
+            Some(Ok(c)) => scaffold_ids(&c.scaffold, vocab)
+                .map(|scaffold| GptExample {
+                    tokens,
+                    props: c.props.clone(),
+                    scaffold,
+                })
+                .map_err(skip),
+        };
+        match example {
+            Ok(e) => examples.push(e),
+            Err(s) => skipped.push(s),
+        }
+    }
+    skipped.sort_by_key(|s| s.row);
+    (examples, skipped)
+}
+
+/// The token ids of `mol`'s Bemis-Murcko scaffold (no `<bos>` / `<eos>`; empty for an
+/// acyclic molecule).
+///
+/// # Errors
+/// The scaffold cannot be computed or has a token outside `vocab` (named).
+pub fn scaffold_tokens(mol: &Molecule, vocab: &SmilesVocab) -> Result<Vec<u32>, String> {
+    let scaffold = bemis_murcko_scaffold(mol).map_err(|e| e.to_string())?;
+    scaffold_ids(&scaffold, vocab)
+}
+
+/// The token ids of a scaffold SMILES (no `<bos>` / `<eos>`; empty for `""`).
+fn scaffold_ids(scaffold: &str, vocab: &SmilesVocab) -> Result<Vec<u32>, String> {
+    if scaffold.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut ids = vocab
+        .encode(scaffold)
+        .map_err(|e| format!("scaffold {scaffold}: {e}"))?;
+    ids.pop();
+    ids.remove(0);
+    Ok(ids)
+}
+
+/// Token ids (`<bos> ... <eos>`) of each row that fits `max_len` tokens, with the row's
+/// index in `rows`, and the rows left out: empty cells, SMILES the vocabulary cannot
+/// encode (the token or character named), and SMILES longer than `max_len` tokens.
 pub fn encode_rows(
     rows: &[(usize, String)],
     vocab: &SmilesVocab,
     max_len: usize,
-) -> (Vec<Vec<u32>>, Vec<SkippedSmiles>) {
+) -> (Vec<(usize, Vec<u32>)>, Vec<SkippedSmiles>) {
     let mut kept = Vec::with_capacity(rows.len());
     let mut skipped = Vec::new();
-    for (row, smiles) in rows {
+    for (index, (row, smiles)) in rows.iter().enumerate() {
         let skip = |reason: String| SkippedSmiles {
             row: *row,
             smiles: smiles.clone(),
@@ -94,7 +235,7 @@ pub fn encode_rows(
             continue;
         }
         match vocab.encode(smiles) {
-            Ok(ids) if ids.len() <= max_len => kept.push(ids),
+            Ok(ids) if ids.len() <= max_len => kept.push((index, ids)),
             Ok(ids) => skipped.push(skip(format!(
                 "{} tokens with <bos> and <eos>, more than the model's {max_len} positions",
                 ids.len()

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 
 use burn::prelude::*;
+use models::smiles_gpt::Condition;
 use models::smiles_gpt::sampling::{SamplingSettings, sample_batch};
 use mol_featurize::smiles_tokenizer::{BOS, EOS};
 use mol_featurize::{Molecule, canonical_smiles};
@@ -61,6 +62,19 @@ pub struct GenerateRequest {
     pub settings: SamplingSettings,
     /// Seed: the same request gives the same rows.
     pub seed: u64,
+    /// The requested property values (in the run's property order) and scaffold of a
+    /// conditional run.
+    pub condition: Option<GenerateCondition>,
+}
+
+/// What a conditional run's samples are asked for.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GenerateCondition {
+    /// One value per property of the run, in its order (logP; TPSA in square Angstrom;
+    /// QED).
+    pub props: Vec<f64>,
+    /// A scaffold SMILES (RDKit's Bemis-Murcko scaffold of the wanted molecules).
+    pub scaffold: Option<String>,
 }
 
 /// Draws `request.n` samples from `run`. `progress` is called with the number of
@@ -81,6 +95,7 @@ pub fn generate(
         prefix,
         settings,
         seed,
+        condition,
     } = request;
     let (n, batch_size, seed) = (*n, *batch_size, *seed);
     if batch_size == 0 {
@@ -98,19 +113,103 @@ pub fn generate(
             run.model.max_len()
         )));
     }
+    let condition = condition_row(run, condition.as_ref())?;
     let mut rng = StdRng::seed_from_u64(seed);
     let mut rows = Vec::with_capacity(n);
     while rows.len() < n {
         let b = batch_size.min(n - rows.len());
         let prompts = vec![prompt.clone(); b];
-        let samples = sample_batch(&run.model, &prompts, settings, &mut rng, device)
-            .map_err(TrainError::Invalid)?;
+        let batch_condition = condition.as_ref().map(|(props, scaffold)| Condition {
+            props: props.as_ref().map(|p| {
+                Tensor::<1>::from_data(TensorData::new(p.clone(), [p.len()]), device)
+                    .reshape([1, p.len()])
+                    .repeat_dim(0, b)
+            }),
+            scaffold: scaffold.as_ref().map(|s| {
+                Tensor::<1, Int>::from_data(TensorData::new(s.clone(), [s.len()]), device)
+                    .reshape([1, s.len()])
+                    .repeat_dim(0, b)
+            }),
+        });
+        let samples = sample_batch(
+            &run.model,
+            &prompts,
+            batch_condition.as_ref(),
+            settings,
+            &mut rng,
+            device,
+        )
+        .map_err(TrainError::Invalid)?;
         for tokens in samples {
             rows.push(check(run, prefix, &tokens));
         }
         progress(rows.len());
     }
     Ok(rows)
+}
+
+/// The property values and padded scaffold ids of one sample, checked against the run.
+type ConditionRow = (Option<Vec<f32>>, Option<Vec<i64>>);
+
+fn condition_row(
+    run: &GptRun,
+    condition: Option<&GenerateCondition>,
+) -> Result<Option<ConditionRow>, TrainError> {
+    let spec = &run.spec.condition;
+    let invalid = |m: String| Err(TrainError::Invalid(m));
+    let Some(c) = condition.filter(|c| !c.props.is_empty() || c.scaffold.is_some()) else {
+        if spec.is_empty() {
+            return Ok(None);
+        }
+        return invalid(format!(
+            "the run is conditioned on {}: give its values",
+            describe(spec)
+        ));
+    };
+    if spec.is_empty() {
+        return invalid("the run is unconditional: it takes no properties or scaffold".into());
+    }
+    if c.props.len() != spec.props.len() {
+        return invalid(format!(
+            "{} property values for a run conditioned on {} properties ({})",
+            c.props.len(),
+            spec.props.len(),
+            describe(spec)
+        ));
+    }
+    if c.props.iter().any(|v| !v.is_finite()) {
+        return invalid(format!("property values must be finite: {:?}", c.props));
+    }
+    let scaffold = match (&c.scaffold, spec.scaffold) {
+        (Some(s), true) => {
+            let mol = Molecule::from_smiles(s)
+                .map_err(|e| TrainError::Invalid(format!("--scaffold {s}: {e}")))?;
+            let mut ids = super::data::scaffold_tokens(&mol, &run.vocab)
+                .map_err(|e| TrainError::Invalid(format!("--scaffold {s}: {e}")))?;
+            let n = run.spec.model.scaffold_max_len;
+            if ids.len() > n {
+                return invalid(format!(
+                    "--scaffold {s}: {} tokens; the model takes at most {n}",
+                    ids.len()
+                ));
+            }
+            ids.resize(n, mol_featurize::smiles_tokenizer::PAD);
+            Some(ids.into_iter().map(i64::from).collect())
+        }
+        (None, true) => return invalid("the run is conditioned on a scaffold: give one".into()),
+        (Some(_), false) => return invalid("the run is not conditioned on a scaffold".into()),
+        (None, false) => None,
+    };
+    let props = (!spec.props.is_empty()).then(|| c.props.iter().map(|&v| v as f32).collect());
+    Ok(Some((props, scaffold)))
+}
+
+fn describe(c: &super::GptCondition) -> String {
+    let mut parts: Vec<String> = c.props.iter().map(|p| p.name().to_string()).collect();
+    if c.scaffold {
+        parts.push("scaffold".into());
+    }
+    parts.join(", ")
 }
 
 fn check(run: &GptRun, prefix: &str, tokens: &[u32]) -> GeneratedRow {

@@ -2,15 +2,16 @@
 //! and sampling molecules from a trained run ([`generate`]).
 //!
 //! A run folder holds `run.json` ([`GptRunSpec`], `kind: "smiles-gpt"`), `vocab.json`
-//! (the [`SmilesVocab`] built from the corpus), `skipped.json` (rows left out and why),
+//! (the [`SmilesVocab`] built from the corpus, or the `init_from` run's), `skipped.json` (rows left out and why),
 //! `best_model.bpk` (the epoch of lowest validation loss), `metrics.json`
 //! ([`GptTrainSummary`]) and the engine's logs and checkpoints.
 
+pub mod conditioned;
 mod data;
 pub mod generate;
 mod step;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use burn::prelude::*;
@@ -21,8 +22,12 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
-pub use data::{SkippedSmiles, SmilesCorpus, encode_rows};
-pub use generate::{GenerateRequest, GeneratedRow, GenerationSummary, generate};
+pub use conditioned::{ConditionReport, PropertyDeviation, condition_report};
+pub use data::{
+    GptCondition, GptExample, RowCondition, SkippedSmiles, SmilesCorpus, encode_examples,
+    encode_rows, row_conditions, scaffold_tokens,
+};
+pub use generate::{GenerateCondition, GenerateRequest, GeneratedRow, GenerationSummary, generate};
 pub use step::{GptBatch, GptBatcher, GptLearner};
 
 use crate::checkpoint::write_json;
@@ -49,6 +54,31 @@ pub struct GptRunSpec {
     pub train: TrainOptions,
     /// Share of the sequences held out for the validation loss (at least one).
     pub valid_fraction: f64,
+    /// Properties and scaffold the model is conditioned on (none by default).
+    #[serde(default)]
+    pub condition: GptCondition,
+    /// Start from this smiles-gpt run's best model: its vocabulary and sizes are kept
+    /// (`model`'s dropout and condition apply); the conditioning layers an
+    /// unconditional run lacks start fresh.
+    #[serde(default)]
+    pub init_from: Option<PathBuf>,
+}
+
+impl GptRunSpec {
+    /// Reads a `run.json`, runs written before conditioning included (their model has
+    /// no `num_props` / `scaffold_max_len`: 0, unconditional).
+    ///
+    /// # Errors
+    /// Text that is not a generator run's spec.
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        let mut value: serde_json::Value = serde_json::from_str(text)?;
+        if let Some(model) = value.get_mut("model").and_then(|m| m.as_object_mut()) {
+            for key in ["num_props", "scaffold_max_len"] {
+                model.entry(key).or_insert(serde_json::Value::from(0));
+            }
+        }
+        serde_json::from_value(value)
+    }
 }
 
 /// `metrics.json` of a generator run.
@@ -100,8 +130,28 @@ pub fn train_smiles_gpt(
         &[spec.corpus.path.as_path()],
     )?;
     let rows = spec.corpus.read()?;
-    let (vocab, _) = SmilesVocab::build(rows.iter().map(|(_, s)| s.as_str()));
-    let (mut sequences, skipped) = encode_rows(&rows, &vocab, spec.model.max_len);
+    let init = spec
+        .init_from
+        .as_deref()
+        .map(|dir| GptRun::open(dir, device))
+        .transpose()?;
+    let conditions = row_conditions(&rows, &spec.condition);
+    let vocab = match &init {
+        Some(run) => run.vocab.clone(),
+        // Scaffolds are written in RDKit's canonical form, which may use tokens the
+        // corpus's own spelling does not (an explicit `-` between aromatic rings).
+        None => {
+            SmilesVocab::build(rows.iter().map(|(_, s)| s.as_str()).chain(
+                conditions.iter().filter_map(|c| match c {
+                    Some(Ok(c)) if !c.scaffold.is_empty() => Some(c.scaffold.as_str()),
+                    _ => None,
+                }),
+            ))
+            .0
+        }
+    };
+    let sizes = init.as_ref().map_or(&spec.model, |r| &r.spec.model);
+    let (mut sequences, skipped) = encode_examples(&rows, &conditions, &vocab, sizes.max_len);
     if !skipped.is_empty() && control.progress != engine::Progress::Quiet {
         eprintln!(
             "smiles-gpt: {} of {} rows left out (skipped.json); first: row {}: {}",
@@ -118,9 +168,41 @@ pub fn train_smiles_gpt(
             sequences.len()
         )));
     }
+    let scaffold_max_len = if spec.condition.scaffold {
+        sequences
+            .iter()
+            .map(|e| e.scaffold.len())
+            .max()
+            .unwrap_or(0)
+            .max(1)
+    } else {
+        0
+    };
     let model_config = SmilesGptConfig {
         vocab_size: vocab.len(),
-        ..spec.model.clone()
+        num_props: spec.condition.props.len(),
+        scaffold_max_len,
+        dropout: spec.model.dropout,
+        ..sizes.clone()
+    };
+    if let Some(run) = &init
+        && run.spec.model.is_conditional()
+        && (run.spec.condition != spec.condition
+            || run.spec.model.scaffold_max_len < scaffold_max_len)
+    {
+        return Err(TrainError::Invalid(format!(
+            "--init-from {}: conditioned on {:?}, not on this run's {:?}",
+            spec.init_from.as_deref().unwrap_or(Path::new("")).display(),
+            run.spec.condition,
+            spec.condition
+        )));
+    }
+    let model_config = match &init {
+        Some(run) if run.spec.model.is_conditional() => SmilesGptConfig {
+            scaffold_max_len: run.spec.model.scaffold_max_len,
+            ..model_config
+        },
+        _ => model_config,
     };
     let spec = GptRunSpec {
         model: model_config.clone(),
@@ -136,20 +218,33 @@ pub fn train_smiles_gpt(
     let devices = control.devices_or(device);
     let ad = devices.main().clone().autodiff();
     ad.seed(spec.train.seed);
-    let model = model_config.init(&ad);
+    let fresh = model_config.init(&ad);
+    let model = match init {
+        Some(run) if run.model.is_conditional() => run.model.fork(&ad),
+        Some(run) => SmilesGpt {
+            type_emb: fresh.type_emb,
+            prop_nn: fresh.prop_nn,
+            ..run.model.fork(&ad)
+        },
+        None => fresh,
+    };
     let num_params = model.num_params();
     let settings = FitSettings::supervised(run_dir, &spec.train, control, devices, Selection::Loss);
     let total_steps = settings.steps_per_epoch(sequences.len()) * spec.train.epochs;
     let warmup = ((total_steps as f64 * spec.train.warmup_fraction) as usize).max(1);
     let n_train = sequences.len();
+    let batcher = GptBatcher {
+        num_props: model_config.num_props,
+        scaffold_max_len: model_config.scaffold_max_len,
+    };
     let outcome = engine::fit(
         GptLearner { model },
         FusedAdamConfig::new().init(),
         WarmupLinear::new(spec.train.learning_rate, warmup, total_steps.max(1)).into(),
         Arc::new(sequences),
-        GptBatcher,
+        batcher,
         Arc::new(valid),
-        GptBatcher,
+        batcher,
         &settings,
     )?;
     engine::keep_best(
@@ -206,7 +301,7 @@ impl GptRun {
             path: run_dir.join(file),
             reason,
         };
-        let spec: GptRunSpec = serde_json::from_str(&read("run.json")?)
+        let spec = GptRunSpec::from_json(&read("run.json")?)
             .map_err(|e| bad("run.json", format!("not a smiles-gpt run: {e}")))?;
         if spec.kind != RunKind::SmilesGpt {
             return Err(bad(

@@ -6,8 +6,10 @@ use std::path::{Path, PathBuf};
 use burn::prelude::*;
 use models::SmilesGptConfig;
 use models::smiles_gpt::sampling::SamplingSettings;
+use mol_featurize::properties::MolProperty;
 use train::smiles_gpt::{
-    GenerateRequest, GptRun, GptRunSpec, SmilesCorpus, generate, train_smiles_gpt,
+    GenerateCondition, GenerateRequest, GeneratedRow, GptCondition, GptRun, GptRunSpec,
+    SmilesCorpus, condition_report, generate, train_smiles_gpt,
 };
 use train::{RunControl, RunKind, TrainOptions};
 
@@ -61,6 +63,8 @@ fn spec(path: PathBuf) -> GptRunSpec {
             seed: 4,
         },
         valid_fraction: 0.1,
+        condition: GptCondition::default(),
+        init_from: None,
     }
 }
 
@@ -134,6 +138,7 @@ fn tiny_generator_trains_samples_and_is_reproducible() {
             prefix: "C".into(),
             settings,
             seed: 7,
+            condition: None,
         };
         let rows = generate(&opened, &request, &dev, |_| {}).unwrap();
         assert_eq!(rows.len(), 20);
@@ -166,5 +171,160 @@ fn tiny_generator_trains_samples_and_is_reproducible() {
         samples.push((rows, format!("{:?}", metrics.values)));
     }
     assert_eq!(samples[0], samples[1]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Generators conditioned on logP (started from an unconditional run) and on logP and
+/// the scaffold (MolGPT's `--props logp --scaffold`): the runs record the condition,
+/// sampling needs it, the report's figures are over the valid samples, a seed repeats.
+#[test]
+fn conditional_generator_fine_tunes_from_a_run_and_samples_under_its_condition() {
+    let _rng = crate::rng_exclusive();
+    let dir = scratch("smiles-gpt-condition");
+    let control = RunControl {
+        progress: train::engine::Progress::Quiet,
+        ..Default::default()
+    };
+    let dev = Device::flex();
+    let mut base = spec(corpus(&dir));
+    base.train.epochs = 1;
+    train_smiles_gpt(&base, &dir.join("base"), &control, &dev).unwrap();
+    // From the unconditional run: its vocabulary, logP only.
+    let from_base = GptRunSpec {
+        condition: GptCondition {
+            props: vec![MolProperty::Logp],
+            scaffold: false,
+        },
+        init_from: Some(dir.join("base")),
+        ..base.clone()
+    };
+    let summary = train_smiles_gpt(&from_base, &dir.join("logp"), &control, &dev).unwrap();
+    // The two unusable rows, and none more: every other ESOL SMILES has a logP.
+    assert_eq!(summary.n_skipped, 2);
+    let base_run = GptRun::open(&dir.join("base"), &dev).unwrap();
+    let logp_run = GptRun::open(&dir.join("logp"), &dev).unwrap();
+    assert_eq!(logp_run.vocab, base_run.vocab);
+    assert_eq!(
+        (
+            logp_run.spec.model.num_props,
+            logp_run.spec.model.scaffold_max_len
+        ),
+        (1, 0)
+    );
+    // From scratch with the scaffold too: the vocabulary takes the scaffolds' tokens
+    // (RDKit writes `-` between aromatic rings, which ESOL's SMILES never spell out).
+    let conditional = GptRunSpec {
+        condition: GptCondition {
+            props: vec![MolProperty::Logp],
+            scaffold: true,
+        },
+        train: TrainOptions {
+            epochs: 4,
+            ..base.train.clone()
+        },
+        ..base.clone()
+    };
+    let summary = train_smiles_gpt(&conditional, &dir.join("cond"), &control, &dev).unwrap();
+    let skipped = std::fs::read_to_string(dir.join("cond/skipped.json")).unwrap();
+    assert_eq!(summary.n_skipped, 2, "{skipped}");
+    let run = GptRun::open(&dir.join("cond"), &dev).unwrap();
+    assert!(run.vocab.encode("c1ccc(-c2ccccc2)cc1").is_ok());
+    assert!(base_run.vocab.encode("c1ccc(-c2ccccc2)cc1").is_err());
+    assert_eq!(run.spec.model.num_props, 1);
+    // ESOL's longest Bemis-Murcko scaffold in tokens (RDKit's canonical form).
+    assert!(run.spec.model.scaffold_max_len > 10, "{:?}", run.spec.model);
+    assert!(run.model.is_conditional());
+    let request = |condition: Option<GenerateCondition>| GenerateRequest {
+        n: 24,
+        batch_size: 8,
+        prefix: "C".into(),
+        settings: SamplingSettings {
+            temperature: 1.0,
+            top_k: Some(5),
+        },
+        seed: 3,
+        condition,
+    };
+    let wanted = GenerateCondition {
+        props: vec![2.0],
+        scaffold: Some("c1ccccc1".into()),
+    };
+    let rows = generate(&run, &request(Some(wanted.clone())), &dev, |_| {}).unwrap();
+    assert_eq!(rows.len(), 24);
+    let again = generate(&run, &request(Some(wanted.clone())), &dev, |_| {}).unwrap();
+    assert_eq!(rows, again);
+    let report = condition_report(&run, &wanted, &rows).unwrap();
+    let valid = rows.iter().filter(|r| r.valid).count();
+    assert_eq!(report.properties.len(), 1);
+    let logp = &report.properties[0];
+    assert_eq!(
+        (logp.property, logp.target, logp.n),
+        (MolProperty::Logp, 2.0, valid)
+    );
+    // The report's figures on known molecules (RDKit 2026.09 `Crippen.MolLogP`, its
+    // `MurckoScaffoldSmiles`): ethanol -0.0014 (no scaffold), phenol 1.3922 and toluene
+    // 1.99502 (benzene), 2-ethylnaphthalene 3.4022 (naphthalene); an invalid row is
+    // left out.
+    let known = |smiles: &str| GeneratedRow {
+        smiles: smiles.into(),
+        valid: true,
+        canonical: smiles.into(),
+        reason: String::new(),
+    };
+    let mut made: Vec<GeneratedRow> = ["CCO", "Oc1ccccc1", "Cc1ccccc1", "CCc1ccc2ccccc2c1"]
+        .into_iter()
+        .map(known)
+        .collect();
+    made.push(GeneratedRow {
+        valid: false,
+        canonical: String::new(),
+        reason: "cannot parse".into(),
+        ..known("C(")
+    });
+    let report_of_known = condition_report(&run, &wanted, &made).unwrap();
+    let dev_of = [2.0014, 0.6078, 0.00498, 1.4022];
+    let mad = dev_of.iter().sum::<f64>() / 4.0;
+    let sd = (dev_of.iter().map(|d| (d - mad).powi(2)).sum::<f64>() / 3.0).sqrt();
+    let logp_known = &report_of_known.properties[0];
+    assert_eq!(logp_known.n, 4);
+    assert!(
+        (logp_known.mad - mad).abs() < 1e-9,
+        "{logp_known:?} vs {mad}"
+    );
+    assert!((logp_known.sd - sd).abs() < 1e-9, "{logp_known:?} vs {sd}");
+    assert!(
+        (logp_known.mean - 6.7880200 / 4.0).abs() < 1e-9,
+        "{logp_known:?}"
+    );
+    assert_eq!(report_of_known.same_scaffold, Some(0.5));
+    assert_eq!(report.scaffold.as_deref(), Some("c1ccccc1"));
+    // The refusals name what is missing.
+    let err = |c: Option<GenerateCondition>| {
+        generate(&run, &request(c), &dev, |_| {})
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        err(None).contains("conditioned on logp, scaffold"),
+        "{}",
+        err(None)
+    );
+    let two = GenerateCondition {
+        props: vec![2.0, 60.0],
+        ..wanted.clone()
+    };
+    assert!(err(Some(two)).contains("2 property values"));
+    let no_scaffold = GenerateCondition {
+        scaffold: None,
+        ..wanted.clone()
+    };
+    assert!(err(Some(no_scaffold)).contains("give one"));
+    let unconditional = generate(&base_run, &request(Some(wanted)), &dev, |_| {});
+    assert!(
+        unconditional
+            .unwrap_err()
+            .to_string()
+            .contains("unconditional")
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
