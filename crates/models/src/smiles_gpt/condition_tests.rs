@@ -79,8 +79,8 @@ fn load_molgpt(case: &Case, device: &Device) -> SmilesGpt {
         .with_num_layers(2)
         .with_num_heads(2)
         .with_d_ff(64)
-        .with_num_props(case.num_props)
-        .with_scaffold_max_len(case.scaffold_max_len)
+        .with_num_props(Some(case.num_props))
+        .with_scaffold_max_len(Some(case.scaffold_max_len))
         .init(device);
     model.tok_emb.weight = Param::from_tensor(t("tok_emb.weight"));
     model.pos_emb = Param::from_tensor(t("pos_emb"));

@@ -35,27 +35,36 @@ pub struct SmilesGptConfig {
     #[config(default = "AttentionPattern::causal()")]
     pub pattern: AttentionPattern,
     /// Properties the model is conditioned on (MolGPT `num_props`): their values `[B,
-    /// num_props]` go through one linear layer into one token before the SMILES; 0 for
-    /// an unconditional model.
-    #[config(default = 0)]
-    pub num_props: usize,
+    /// num_props]` go through one linear layer into one token before the SMILES; `None`
+    /// (or 0) for none. An `Option` so that a `run.json` written before conditioning
+    /// reads as unconditional (serde leaves a missing `Option` field `None`).
+    pub num_props: Option<usize>,
     /// Scaffold tokens the model is conditioned on (MolGPT `scaffold_maxlen`): the
     /// scaffold SMILES's tokens, right-padded with `<pad>` to this length, come first;
-    /// 0 for no scaffold conditioning.
-    #[config(default = 0)]
-    pub scaffold_max_len: usize,
+    /// `None` (or 0) for no scaffold conditioning.
+    pub scaffold_max_len: Option<usize>,
 }
 
 impl SmilesGptConfig {
     /// Conditioned on properties or a scaffold (the model then has MolGPT's type
     /// embedding).
     pub fn is_conditional(&self) -> bool {
-        self.num_props > 0 || self.scaffold_max_len > 0
+        self.num_props() > 0 || self.scaffold_max_len() > 0
+    }
+
+    /// Properties conditioned on (0: none).
+    pub fn num_props(&self) -> usize {
+        self.num_props.unwrap_or(0)
+    }
+
+    /// Scaffold positions (0: no scaffold condition).
+    pub fn scaffold_max_len(&self) -> usize {
+        self.scaffold_max_len.unwrap_or(0)
     }
 
     /// Conditioning positions before `<bos>`: `scaffold_max_len`, plus 1 with properties.
     pub fn prefix_len(&self) -> usize {
-        self.scaffold_max_len + usize::from(self.num_props > 0)
+        self.scaffold_max_len() + usize::from(self.num_props() > 0)
     }
 
     /// MolGPT's size: 8 layers, 8 heads, d_model 256, d_ff 1024 (about 6.4M parameters

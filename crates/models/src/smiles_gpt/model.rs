@@ -160,7 +160,7 @@ impl SmilesGptConfig {
                     .with_initializer(normal.clone())
                     .init(device)
             }),
-            prop_nn: (self.num_props > 0).then(|| linear(self.num_props, self.d_model, true)),
+            prop_nn: (self.num_props() > 0).then(|| linear(self.num_props(), self.d_model, true)),
         }
     }
 }

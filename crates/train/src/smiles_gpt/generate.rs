@@ -186,7 +186,7 @@ fn condition_row(
                 .map_err(|e| TrainError::Invalid(format!("--scaffold {s}: {e}")))?;
             let mut ids = super::data::scaffold_tokens(&mol, &run.vocab)
                 .map_err(|e| TrainError::Invalid(format!("--scaffold {s}: {e}")))?;
-            let n = run.spec.model.scaffold_max_len;
+            let n = run.spec.model.scaffold_max_len();
             if ids.len() > n {
                 return invalid(format!(
                     "--scaffold {s}: {} tokens; the model takes at most {n}",

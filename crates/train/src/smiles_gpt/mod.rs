@@ -64,23 +64,6 @@ pub struct GptRunSpec {
     pub init_from: Option<PathBuf>,
 }
 
-impl GptRunSpec {
-    /// Reads a `run.json`, runs written before conditioning included (their model has
-    /// no `num_props` / `scaffold_max_len`: 0, unconditional).
-    ///
-    /// # Errors
-    /// Text that is not a generator run's spec.
-    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
-        let mut value: serde_json::Value = serde_json::from_str(text)?;
-        if let Some(model) = value.get_mut("model").and_then(|m| m.as_object_mut()) {
-            for key in ["num_props", "scaffold_max_len"] {
-                model.entry(key).or_insert(serde_json::Value::from(0));
-            }
-        }
-        serde_json::from_value(value)
-    }
-}
-
 /// `metrics.json` of a generator run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GptTrainSummary {
@@ -180,15 +163,15 @@ pub fn train_smiles_gpt(
     };
     let model_config = SmilesGptConfig {
         vocab_size: vocab.len(),
-        num_props: spec.condition.props.len(),
-        scaffold_max_len,
+        num_props: Some(spec.condition.props.len()).filter(|&n| n > 0),
+        scaffold_max_len: Some(scaffold_max_len).filter(|&n| n > 0),
         dropout: spec.model.dropout,
         ..sizes.clone()
     };
     if let Some(run) = &init
         && run.spec.model.is_conditional()
         && (run.spec.condition != spec.condition
-            || run.spec.model.scaffold_max_len < scaffold_max_len)
+            || run.spec.model.scaffold_max_len() < scaffold_max_len)
     {
         return Err(TrainError::Invalid(format!(
             "--init-from {}: conditioned on {:?}, not on this run's {:?}",
@@ -234,8 +217,8 @@ pub fn train_smiles_gpt(
     let warmup = ((total_steps as f64 * spec.train.warmup_fraction) as usize).max(1);
     let n_train = sequences.len();
     let batcher = GptBatcher {
-        num_props: model_config.num_props,
-        scaffold_max_len: model_config.scaffold_max_len,
+        num_props: model_config.num_props(),
+        scaffold_max_len: model_config.scaffold_max_len(),
     };
     let outcome = engine::fit(
         GptLearner { model },
@@ -301,7 +284,7 @@ impl GptRun {
             path: run_dir.join(file),
             reason,
         };
-        let spec = GptRunSpec::from_json(&read("run.json")?)
+        let spec: GptRunSpec = serde_json::from_str(&read("run.json")?)
             .map_err(|e| bad("run.json", format!("not a smiles-gpt run: {e}")))?;
         if spec.kind != RunKind::SmilesGpt {
             return Err(bad(

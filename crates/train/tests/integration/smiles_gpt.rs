@@ -189,6 +189,18 @@ fn conditional_generator_fine_tunes_from_a_run_and_samples_under_its_condition()
     let mut base = spec(corpus(&dir));
     base.train.epochs = 1;
     train_smiles_gpt(&base, &dir.join("base"), &control, &dev).unwrap();
+    // A run written before conditioning existed (no `condition`, `init_from`,
+    // `num_props`, `scaffold_max_len`) opens as unconditional.
+    let spec_path = dir.join("base/run.json");
+    let mut old: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&spec_path).unwrap()).unwrap();
+    let spec_object = old.as_object_mut().unwrap();
+    spec_object.remove("condition");
+    spec_object.remove("init_from");
+    let model_object = spec_object["model"].as_object_mut().unwrap();
+    assert!(model_object.remove("num_props").is_some());
+    assert!(model_object.remove("scaffold_max_len").is_some());
+    std::fs::write(&spec_path, serde_json::to_string(&old).unwrap()).unwrap();
     // From the unconditional run: its vocabulary, logP only.
     let from_base = GptRunSpec {
         condition: GptCondition {
@@ -202,12 +214,13 @@ fn conditional_generator_fine_tunes_from_a_run_and_samples_under_its_condition()
     // The two unusable rows, and none more: every other ESOL SMILES has a logP.
     assert_eq!(summary.n_skipped, 2);
     let base_run = GptRun::open(&dir.join("base"), &dev).unwrap();
+    assert!(!base_run.model.is_conditional() && base_run.spec.condition.is_empty());
     let logp_run = GptRun::open(&dir.join("logp"), &dev).unwrap();
     assert_eq!(logp_run.vocab, base_run.vocab);
     assert_eq!(
         (
-            logp_run.spec.model.num_props,
-            logp_run.spec.model.scaffold_max_len
+            logp_run.spec.model.num_props(),
+            logp_run.spec.model.scaffold_max_len()
         ),
         (1, 0)
     );
@@ -230,9 +243,13 @@ fn conditional_generator_fine_tunes_from_a_run_and_samples_under_its_condition()
     let run = GptRun::open(&dir.join("cond"), &dev).unwrap();
     assert!(run.vocab.encode("c1ccc(-c2ccccc2)cc1").is_ok());
     assert!(base_run.vocab.encode("c1ccc(-c2ccccc2)cc1").is_err());
-    assert_eq!(run.spec.model.num_props, 1);
+    assert_eq!(run.spec.model.num_props(), 1);
     // ESOL's longest Bemis-Murcko scaffold in tokens (RDKit's canonical form).
-    assert!(run.spec.model.scaffold_max_len > 10, "{:?}", run.spec.model);
+    assert!(
+        run.spec.model.scaffold_max_len() > 10,
+        "{:?}",
+        run.spec.model
+    );
     assert!(run.model.is_conditional());
     let request = |condition: Option<GenerateCondition>| GenerateRequest {
         n: 24,
