@@ -1,5 +1,5 @@
 //! Batch-parallel CPU inference shared by the models (`MatModel::forward_parallel`,
-//! `TransformerM::forward_parallel`).
+//! `TransformerM::forward_parallel`, the SMILES generator's sampling).
 //!
 //! Why by hand: Burn's flex backend parallelises large GEMMs but runs elementwise ops on
 //! one thread, so a small model leaves cores idle; molecules of a padded batch do not
@@ -42,4 +42,45 @@ pub fn forward_in_parts<const D: usize>(
         .map(|i| forward(i * batch / parts, (i + 1) * batch / parts))
         .collect();
     Tensor::cat(outputs, 0)
+}
+
+/// Runs `work(start, end)` on `parts` contiguous groups of `batch` items at once, each
+/// on a one-thread rayon pool of its own, and returns the results in order. `parts` is
+/// clamped to `1..=batch`; with 1, `work(0, batch)` runs alone on the calling thread.
+///
+/// For work made of many small operations (a decoding step of a few sequences): inside
+/// rayon's shared pool their per-operation splitting keeps the threads waiting on each
+/// other, while one pool per part runs each part's operations on its own thread alone.
+///
+/// # Errors
+/// Thread pools that cannot be built.
+pub fn run_in_parts<T: Send>(
+    batch: usize,
+    parts: usize,
+    work: impl Fn(usize, usize) -> T + Sync,
+) -> Result<Vec<T>, String> {
+    let parts = parts.clamp(1, batch.max(1));
+    if parts == 1 {
+        return Ok(vec![work(0, batch)]);
+    }
+    let pools = (0..parts)
+        .map(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("worker threads: {e}"))?;
+    let work = &work;
+    Ok(std::thread::scope(|scope| {
+        let handles: Vec<_> = pools
+            .iter()
+            .enumerate()
+            .map(|(i, pool)| {
+                scope.spawn(move || {
+                    pool.install(|| work(i * batch / parts, (i + 1) * batch / parts))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    }))
 }

@@ -117,27 +117,41 @@ pub fn run_row(
         GenBenchMode::Sample => {
             let net = model(run, &device)?;
             let v = net.vocab_size();
-            let mut rng = StdRng::seed_from_u64(0);
             let settings = SamplingSettings::default();
+            // As `sample_batch` decodes on the CPU: the batch in one part per thread, each
+            // row with its own generator; every row takes `steps` steps, as the PyTorch
+            // loop does.
+            let parts = models::parallel::inference_parts(&device);
+            let decode = |start: usize, end: usize| -> Result<()> {
+                let b = end - start;
+                let mut cache = net.new_cache(b, &device);
+                let mut rngs: Vec<StdRng> = (start..end)
+                    .map(|row| StdRng::seed_from_u64(row as u64))
+                    .collect();
+                let mut ids = vec![BOS as i64; b];
+                for _ in 0..steps {
+                    let input =
+                        Tensor::<2, Int>::from_data(TensorData::new(ids.clone(), [b, 1]), &device);
+                    let logits: Vec<f32> = net
+                        .forward(input, None, Some(&mut cache))
+                        .map_err(anyhow::Error::msg)?
+                        .try_into_vec_as()?;
+                    for (row, id) in ids.iter_mut().enumerate() {
+                        *id = sample_token(
+                            &logits[row * v..(row + 1) * v],
+                            &settings,
+                            &mut rngs[row],
+                        ) as i64;
+                    }
+                }
+                Ok(())
+            };
             let (median, runs) = time_calls(
                 || {
-                    let mut cache = net.new_cache(batch, &device);
-                    let mut ids = vec![BOS as i64; batch];
-                    for _ in 0..steps {
-                        let input = Tensor::<2, Int>::from_data(
-                            TensorData::new(ids.clone(), [batch, 1]),
-                            &device,
-                        );
-                        let logits: Vec<f32> = net
-                            .forward(input, None, Some(&mut cache))
-                            .map_err(anyhow::Error::msg)?
-                            .try_into_vec_as()?;
-                        for (row, id) in ids.iter_mut().enumerate() {
-                            *id = sample_token(&logits[row * v..(row + 1) * v], &settings, &mut rng)
-                                as i64;
-                        }
-                    }
-                    Ok(())
+                    models::parallel::run_in_parts(batch, parts, decode)
+                        .map_err(anyhow::Error::msg)?
+                        .into_iter()
+                        .collect::<Result<()>>()
                 },
                 seconds,
             )?;

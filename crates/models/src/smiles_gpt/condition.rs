@@ -31,6 +31,20 @@ impl Condition {
         self.len() == 0
     }
 
+    /// Rows `start .. end` of the batch.
+    pub fn rows(&self, start: usize, end: usize) -> Self {
+        Self {
+            props: self
+                .props
+                .as_ref()
+                .map(|p| p.clone().narrow(0, start, end - start)),
+            scaffold: self
+                .scaffold
+                .as_ref()
+                .map(|s| s.clone().narrow(0, start, end - start)),
+        }
+    }
+
     /// Batch size (0 when empty).
     pub fn batch(&self) -> usize {
         self.props

@@ -4,8 +4,8 @@
 
 use burn::prelude::*;
 use mol_featurize::smiles_tokenizer::{BOS, EOS, PAD, UNK};
-use rand::Rng;
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 use super::{Condition, SmilesGpt};
 
@@ -62,9 +62,15 @@ pub fn sample_token(logits: &[f32], settings: &SamplingSettings, rng: &mut StdRn
 
 /// Continues every sequence of `prompts` (token ids, all the same length, starting with
 /// `<bos>`) until it samples `<eos>` or reaches the model's `max_len`, one KV-cached step
-/// per token for the whole batch, under `condition` (one row per prompt) for a
-/// conditional model. Returns each sequence's tokens after the prompt, `<eos>` included
-/// when it was drawn. The same `rng` state gives the same sequences.
+/// per token, under `condition` (one row per prompt) for a conditional model. Returns each
+/// sequence's tokens after the prompt, `<eos>` included when it was drawn.
+///
+/// Each sequence draws from its own generator, seeded from `rng` in row order, so the
+/// same `rng` state gives the same sequences however the batch is split. On the CPU
+/// backend the batch is decoded in [`crate::parallel::inference_parts`] contiguous parts
+/// at once, each on a thread of its own (sequences do not interact; a decoding step of a
+/// small batch is too small for Burn's per-operation threading, which then costs more
+/// than it gains).
 ///
 /// # Errors
 /// Prompts of different lengths, an empty or too long prompt, a condition the model
@@ -77,6 +83,24 @@ pub fn sample_batch(
     rng: &mut StdRng,
     device: &Device,
 ) -> Result<Vec<Vec<u32>>, String> {
+    let parts = crate::parallel::inference_parts(device);
+    sample_batch_in_parts(model, prompts, condition, settings, rng, device, parts)
+}
+
+/// [`sample_batch`] with the batch decoded in `parts` contiguous parts at once (clamped
+/// to `1..=batch`).
+///
+/// # Errors
+/// As [`sample_batch`].
+pub fn sample_batch_in_parts(
+    model: &SmilesGpt,
+    prompts: &[Vec<u32>],
+    condition: Option<&Condition>,
+    settings: &SamplingSettings,
+    rng: &mut StdRng,
+    device: &Device,
+    parts: usize,
+) -> Result<Vec<Vec<u32>>, String> {
     let b = prompts.len();
     let Some(t0) = prompts.first().map(Vec::len) else {
         return Ok(Vec::new());
@@ -84,13 +108,46 @@ pub fn sample_batch(
     if t0 == 0 || prompts.iter().any(|p| p.len() != t0) {
         return Err("prompts of one batch must be non-empty and of one length".into());
     }
-    if let Some(c) = condition.filter(|c| c.batch() != b && !c.is_empty()) {
+    let condition = condition.filter(|c| !c.is_empty());
+    if let Some(c) = condition.filter(|c| c.batch() != b) {
         return Err(format!("a condition of {} rows for {b} prompts", c.batch()));
     }
+    let seeds: Vec<u64> = (0..b).map(|_| rng.random()).collect();
+    let decode = |start: usize, end: usize| {
+        let part = condition.map(|c| c.rows(start, end));
+        decode_rows(
+            model,
+            &prompts[start..end],
+            part.as_ref(),
+            settings,
+            &seeds[start..end],
+            device,
+        )
+    };
+    let outputs = crate::parallel::run_in_parts(b, parts, decode)?;
+    let mut out = Vec::with_capacity(b);
+    for part in outputs {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// The decoding loop of one part: row `i` draws from a generator seeded with `seeds[i]`.
+fn decode_rows(
+    model: &SmilesGpt,
+    prompts: &[Vec<u32>],
+    condition: Option<&Condition>,
+    settings: &SamplingSettings,
+    seeds: &[u64],
+    device: &Device,
+) -> Result<Vec<Vec<u32>>, String> {
+    let b = prompts.len();
+    let t0 = prompts[0].len();
     let v = model.vocab_size();
     let prefix = condition.map_or(0, Condition::len);
     let mut cache = model.new_cache_with_prefix(b, prefix, device);
     let mut condition = condition;
+    let mut rngs: Vec<StdRng> = seeds.iter().map(|&s| StdRng::seed_from_u64(s)).collect();
     let ids: Vec<i64> = prompts.iter().flatten().map(|&i| i as i64).collect();
     let mut input = Tensor::<2, Int>::from_data(TensorData::new(ids, [b, t0]), device);
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); b];
@@ -108,11 +165,11 @@ pub fn sample_batch(
         let mut next = Vec::with_capacity(b);
         for (row, seq) in out.iter_mut().enumerate() {
             // Finished rows keep decoding (the batch stays rectangular); their draws are
-            // not kept, and they take no draw from `rng`.
+            // not kept.
             let token = if done[row] {
                 EOS
             } else {
-                let token = sample_token(&last[row * v..(row + 1) * v], settings, rng);
+                let token = sample_token(&last[row * v..(row + 1) * v], settings, &mut rngs[row]);
                 seq.push(token);
                 done[row] = token == EOS;
                 token
