@@ -42,6 +42,10 @@ pub struct GptTrainArgs {
     /// Condition on each molecule's Bemis-Murcko scaffold (MolGPT's `--scaffold`).
     #[arg(long)]
     pub scaffold: bool,
+    /// Feed the --props values raw, as MolGPT does (default: standardised with the
+    /// training set's mean and standard deviation, stored in run.json).
+    #[arg(long, requires = "props")]
+    pub raw_props: bool,
 }
 
 /// Flags of other families that describe a property table, refused by name here.
@@ -116,7 +120,9 @@ pub fn train_smiles_gpt(
         condition: GptCondition {
             props: gpt.props.clone(),
             scaffold: gpt.scaffold,
+            standardize: !gpt.raw_props,
         },
+        prop_scaling: None,
         init_from: shared.init_from.clone(),
     };
     let engine = &shared.engine;

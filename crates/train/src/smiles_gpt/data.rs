@@ -87,6 +87,58 @@ pub struct GptCondition {
     /// empty, all `<pad>`, for an acyclic molecule).
     #[serde(default)]
     pub scaffold: bool,
+    /// Standardise the property values with the training set's mean and standard
+    /// deviation ([`PropScaling`]) before the model sees them; `false` feeds them raw, as
+    /// MolGPT does.
+    #[serde(default)]
+    pub standardize: bool,
+}
+
+/// The standardisation of a run's property values: the model sees `(v - mean) / std`
+/// per property (fitted on the training examples; stored in `run.json`).
+///
+/// Why: a raw property shifts one direction of the property token by a value far from 0
+/// (logP about 2.5, TPSA about 60), so after the LayerNorm its variation is small; a
+/// model fine-tuned from an unconditional run for 3 epochs on 250k MOSES molecules with
+/// raw logP moved its samples' mean logP by only 0.29 per unit requested.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PropScaling {
+    /// Mean per property.
+    pub mean: Vec<f64>,
+    /// Standard deviation per property (1 where the training values are constant).
+    pub std: Vec<f64>,
+}
+
+impl PropScaling {
+    /// Mean and standard deviation of the examples' properties; `None` without any.
+    pub fn fit(examples: &[GptExample]) -> Option<Self> {
+        let n_props = examples.first().map_or(0, |e| e.props.len());
+        if n_props == 0 {
+            return None;
+        }
+        let n = examples.len() as f64;
+        let mean: Vec<f64> = (0..n_props)
+            .map(|k| examples.iter().map(|e| f64::from(e.props[k])).sum::<f64>() / n)
+            .collect();
+        let std = (0..n_props)
+            .map(|k| {
+                let var = examples
+                    .iter()
+                    .map(|e| (f64::from(e.props[k]) - mean[k]).powi(2))
+                    .sum::<f64>()
+                    / n;
+                if var > 0.0 { var.sqrt() } else { 1.0 }
+            })
+            .collect();
+        Some(Self { mean, std })
+    }
+
+    /// Standardises `values` (one per property, in order) in place.
+    pub fn apply(&self, values: &mut [f32]) {
+        for (k, v) in values.iter_mut().enumerate() {
+            *v = ((f64::from(*v) - self.mean[k]) / self.std[k]) as f32;
+        }
+    }
 }
 
 impl GptCondition {
@@ -244,4 +296,27 @@ pub fn encode_rows(
         }
     }
     (kept, skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prop_scaling_standardises_each_property() {
+        let example = |props: Vec<f32>| GptExample {
+            tokens: vec![1, 2],
+            props,
+            scaffold: Vec::new(),
+        };
+        let examples = [example(vec![1.0, 5.0]), example(vec![3.0, 5.0])];
+        let scaling = PropScaling::fit(&examples).unwrap();
+        // Population standard deviation; a constant property keeps its scale (std 1).
+        assert_eq!(scaling.mean, vec![2.0, 5.0]);
+        assert_eq!(scaling.std, vec![1.0, 1.0]);
+        let mut values = vec![4.0f32, 5.5];
+        scaling.apply(&mut values);
+        assert_eq!(values, vec![2.0, 0.5]);
+        assert!(PropScaling::fit(&[example(Vec::new())]).is_none());
+    }
 }

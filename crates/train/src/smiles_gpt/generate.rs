@@ -200,7 +200,13 @@ fn condition_row(
         (Some(_), false) => return invalid("the run is not conditioned on a scaffold".into()),
         (None, false) => None,
     };
-    let props = (!spec.props.is_empty()).then(|| c.props.iter().map(|&v| v as f32).collect());
+    let props = (!spec.props.is_empty()).then(|| {
+        let mut values: Vec<f32> = c.props.iter().map(|&v| v as f32).collect();
+        if let Some(scaling) = &run.spec.prop_scaling {
+            scaling.apply(&mut values);
+        }
+        values
+    });
     Ok(Some((props, scaffold)))
 }
 

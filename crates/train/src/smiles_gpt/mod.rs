@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 
 pub use conditioned::{ConditionReport, PropertyDeviation, condition_report};
 pub use data::{
-    GptCondition, GptExample, RowCondition, SkippedSmiles, SmilesCorpus, encode_examples,
-    encode_rows, row_conditions, scaffold_tokens,
+    GptCondition, GptExample, PropScaling, RowCondition, SkippedSmiles, SmilesCorpus,
+    encode_examples, encode_rows, row_conditions, scaffold_tokens,
 };
 pub use generate::{GenerateCondition, GenerateRequest, GeneratedRow, GenerationSummary, generate};
 pub use step::{GptBatch, GptBatcher, GptLearner};
@@ -57,6 +57,10 @@ pub struct GptRunSpec {
     /// Properties and scaffold the model is conditioned on (none by default).
     #[serde(default)]
     pub condition: GptCondition,
+    /// The standardisation of the property values the model was trained with (`None`:
+    /// raw values, MolGPT's way).
+    #[serde(default)]
+    pub prop_scaling: Option<PropScaling>,
     /// Start from this smiles-gpt run's best model: its vocabulary and sizes are kept
     /// (`model`'s dropout and condition apply); the conditioning layers an
     /// unconditional run lacks start fresh.
@@ -187,17 +191,29 @@ pub fn train_smiles_gpt(
         },
         _ => model_config,
     };
+    sequences.shuffle(&mut StdRng::seed_from_u64(spec.train.seed));
+    let n_valid = ((sequences.len() as f64 * spec.valid_fraction).round() as usize)
+        .clamp(1, sequences.len() - 1);
+    let mut valid = sequences.split_off(sequences.len() - n_valid);
+    let prop_scaling = match &init {
+        // A conditional start keeps the scaling its property layer learned with.
+        Some(run) if run.spec.model.is_conditional() => run.spec.prop_scaling.clone(),
+        _ if spec.condition.standardize => PropScaling::fit(&sequences),
+        _ => None,
+    };
+    if let Some(scaling) = &prop_scaling {
+        for e in sequences.iter_mut().chain(valid.iter_mut()) {
+            scaling.apply(&mut e.props);
+        }
+    }
     let spec = GptRunSpec {
         model: model_config.clone(),
+        prop_scaling,
         ..spec.clone()
     };
     folder.write_spec(&spec)?;
     write_json(&run_dir.join("skipped.json"), &skipped)?;
     write_json(&run_dir.join("vocab.json"), &vocab)?;
-    sequences.shuffle(&mut StdRng::seed_from_u64(spec.train.seed));
-    let n_valid = ((sequences.len() as f64 * spec.valid_fraction).round() as usize)
-        .clamp(1, sequences.len() - 1);
-    let valid = sequences.split_off(sequences.len() - n_valid);
     let devices = control.devices_or(device);
     let ad = devices.main().clone().autodiff();
     ad.seed(spec.train.seed);

@@ -64,6 +64,7 @@ fn spec(path: PathBuf) -> GptRunSpec {
         },
         valid_fraction: 0.1,
         condition: GptCondition::default(),
+        prop_scaling: None,
         init_from: None,
     }
 }
@@ -197,6 +198,7 @@ fn conditional_generator_fine_tunes_from_a_run_and_samples_under_its_condition()
     let spec_object = old.as_object_mut().unwrap();
     spec_object.remove("condition");
     spec_object.remove("init_from");
+    spec_object.remove("prop_scaling");
     let model_object = spec_object["model"].as_object_mut().unwrap();
     assert!(model_object.remove("num_props").is_some());
     assert!(model_object.remove("scaffold_max_len").is_some());
@@ -206,6 +208,7 @@ fn conditional_generator_fine_tunes_from_a_run_and_samples_under_its_condition()
         condition: GptCondition {
             props: vec![MolProperty::Logp],
             scaffold: false,
+            standardize: false,
         },
         init_from: Some(dir.join("base")),
         ..base.clone()
@@ -230,6 +233,7 @@ fn conditional_generator_fine_tunes_from_a_run_and_samples_under_its_condition()
         condition: GptCondition {
             props: vec![MolProperty::Logp],
             scaffold: true,
+            standardize: true,
         },
         train: TrainOptions {
             epochs: 4,
@@ -251,6 +255,15 @@ fn conditional_generator_fine_tunes_from_a_run_and_samples_under_its_condition()
         run.spec.model
     );
     assert!(run.model.is_conditional());
+    // Standardised logP (its training mean and standard deviation) in the scaffold run,
+    // raw in the one started from the base run.
+    assert!(logp_run.spec.prop_scaling.is_none());
+    let scaling = run.spec.prop_scaling.as_ref().unwrap();
+    assert!(
+        scaling.mean[0] > 1.0 && scaling.mean[0] < 4.0,
+        "{scaling:?}"
+    );
+    assert!(scaling.std[0] > 0.5 && scaling.std[0] < 3.0, "{scaling:?}");
     let request = |condition: Option<GenerateCondition>| GenerateRequest {
         n: 24,
         batch_size: 8,
