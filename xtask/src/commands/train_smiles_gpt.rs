@@ -42,10 +42,11 @@ pub struct GptTrainArgs {
     /// Condition on each molecule's Bemis-Murcko scaffold (MolGPT's `--scaffold`).
     #[arg(long)]
     pub scaffold: bool,
-    /// Feed the --props values raw, as MolGPT does (default: standardised with the
-    /// training set's mean and standard deviation, stored in run.json).
+    /// Standardise the --props values with the training set's mean and standard
+    /// deviation (stored in run.json) before the model sees them (default: raw, as
+    /// MolGPT feeds them).
     #[arg(long, requires = "props")]
-    pub raw_props: bool,
+    pub standardize_props: bool,
 }
 
 /// Flags of other families that describe a property table, refused by name here.
@@ -120,7 +121,7 @@ pub fn train_smiles_gpt(
         condition: GptCondition {
             props: gpt.props.clone(),
             scaffold: gpt.scaffold,
-            standardize: !gpt.raw_props,
+            standardize: gpt.standardize_props,
         },
         prop_scaling: None,
         init_from: shared.init_from.clone(),

@@ -95,12 +95,11 @@ pub struct GptCondition {
 }
 
 /// The standardisation of a run's property values: the model sees `(v - mean) / std`
-/// per property (fitted on the training examples; stored in `run.json`).
-///
-/// Why: a raw property shifts one direction of the property token by a value far from 0
-/// (logP about 2.5, TPSA about 60), so after the LayerNorm its variation is small; a
-/// model fine-tuned from an unconditional run for 3 epochs on 250k MOSES molecules with
-/// raw logP moved its samples' mean logP by only 0.29 per unit requested.
+/// per property (fitted on the training examples; stored in `run.json`). An option
+/// beside MolGPT's raw values, for properties far from 0 (TPSA about 60 square
+/// Angstrom). On logP it made no difference: fine-tuned from the 600k MOSES run on 250k
+/// molecules, raw and standardised logP moved the samples' mean logP by the same 0.27-0.29
+/// per unit requested (docs/RESULTS.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PropScaling {
     /// Mean per property.
