@@ -99,7 +99,7 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     );
     bar.set_message("generate");
     let started = Instant::now();
-    let condition = conditions(&run, &args.props, args.scaffold.clone())?;
+    let condition = GenerateCondition::named(&run, &args.props, args.scaffold.clone())?;
     let request = GenerateRequest {
         n: args.n,
         batch_size: args.batch_size,
@@ -149,36 +149,4 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         super::moses_metrics::report(&metrics, Some(std::path::Path::new(&out)))?;
     }
     Ok(())
-}
-
-/// The `--prop` values in the run's property order, and `--scaffold`.
-fn conditions(
-    run: &GptRun,
-    props: &[(MolProperty, f64)],
-    scaffold: Option<String>,
-) -> Result<Option<GenerateCondition>> {
-    let want = &run.spec.condition.props;
-    for (p, _) in props {
-        if !want.contains(p) {
-            bail!(
-                "--prop {p}: the run is conditioned on [{}]",
-                want.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
-            );
-        }
-    }
-    let mut values = Vec::with_capacity(want.len());
-    for p in want {
-        match props.iter().filter(|(q, _)| q == p).collect::<Vec<_>>()[..] {
-            [(_, v)] => values.push(*v),
-            [] => bail!("the run is conditioned on {p}: give --prop {p}=VALUE"),
-            _ => bail!("--prop {p} given more than once"),
-        }
-    }
-    if values.is_empty() && scaffold.is_none() {
-        return Ok(None);
-    }
-    Ok(Some(GenerateCondition {
-        props: values,
-        scaffold,
-    }))
 }

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use burn::prelude::*;
 use models::smiles_gpt::Condition;
 use models::smiles_gpt::sampling::{SamplingSettings, sample_batch};
+use mol_featurize::properties::MolProperty;
 use mol_featurize::smiles_tokenizer::{BOS, EOS};
 use mol_featurize::{Molecule, canonical_smiles};
 use rand::SeedableRng;
@@ -75,6 +76,48 @@ pub struct GenerateCondition {
     pub props: Vec<f64>,
     /// A scaffold SMILES (RDKit's Bemis-Murcko scaffold of the wanted molecules).
     pub scaffold: Option<String>,
+}
+
+impl GenerateCondition {
+    /// The condition of `(property, value)` pairs given by name (`generate --prop`),
+    /// put in `run`'s property order, with `scaffold`; `None` when neither is given.
+    ///
+    /// # Errors
+    /// A property the run is not conditioned on, one of the run's properties missing or
+    /// given twice.
+    pub fn named(
+        run: &GptRun,
+        props: &[(MolProperty, f64)],
+        scaffold: Option<String>,
+    ) -> Result<Option<Self>, TrainError> {
+        let want = &run.spec.condition.props;
+        let invalid = |m: String| Err(TrainError::Invalid(m));
+        if let Some((p, _)) = props.iter().find(|(p, _)| !want.contains(p)) {
+            return invalid(format!(
+                "--prop {p}: the run is conditioned on [{}]",
+                want.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        let mut values = Vec::with_capacity(want.len());
+        for p in want {
+            match props.iter().filter(|(q, _)| q == p).collect::<Vec<_>>()[..] {
+                [(_, v)] => values.push(*v),
+                [] => {
+                    return invalid(format!(
+                        "the run is conditioned on {p}: give --prop {p}=VALUE"
+                    ));
+                }
+                _ => return invalid(format!("--prop {p} given more than once")),
+            }
+        }
+        if values.is_empty() && scaffold.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(Self {
+            props: values,
+            scaffold,
+        }))
+    }
 }
 
 /// Draws `request.n` samples from `run`. `progress` is called with the number of

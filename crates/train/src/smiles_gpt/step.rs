@@ -59,7 +59,7 @@ impl EpochBatcher<GptExample> for GptBatcher {
         }
         let props = (self.num_props > 0)
             .then(|| {
-                let values: Vec<f32> = items.iter().flat_map(|e| e.props.clone()).collect();
+                let values: Vec<f32> = items.iter().flat_map(|e| e.props.iter().copied()).collect();
                 if values.len() != b * self.num_props {
                     return Err(format!(
                         "examples without their {} properties",
