@@ -2,18 +2,9 @@
 //! and glue live in `commands/<command>.rs`; this file only dispatches.
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod commands;
-mod compare_torch;
-mod epoch_bench;
-mod featurize_bench;
-mod gen_bench;
-mod model_bench;
-mod msa_bench;
-mod parity;
-mod scaling_bench;
-mod tm_bench;
 
 // Burn's CPU backend allocates a buffer per op; mimalloc reuses them where glibc's malloc
 // unmaps and re-faults large ones (MAT forward 1.9x small, 1.3x pretrained size against
@@ -81,10 +72,10 @@ enum Command {
     Bench(commands::bench::BenchArgs),
     /// One row of `bench --compare-torch`, measured in its own process (internal).
     #[command(hide = true)]
-    BenchRow(commands::bench::BenchRowArgs),
+    BenchRow(commands::bench_row::BenchRowArgs),
     /// One row of `bench --generate`, measured in its own process (internal).
     #[command(hide = true)]
-    BenchGenRow(commands::bench::BenchGenRowArgs),
+    BenchGenRow(commands::bench_row::BenchGenRowArgs),
 }
 
 fn main() -> Result<()> {
@@ -97,7 +88,9 @@ fn main() -> Result<()> {
     // docs/BENCHMARKS.md). The price: the process keeps its peak memory until it exits.
     // SAFETY: a documented mimalloc option, set before the threads that allocate start.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
-    let cli = Cli::parse();
+    // One parse; `train` also reads which flags were typed (commands::train::run).
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     if matches!(cli.command, Command::Predict(_) | Command::Embed(_)) {
         // Streaming prediction frees each chunk's features on another thread than the one
         // that allocated them: purged at once, the peak stays flat with the file's size
@@ -111,12 +104,8 @@ fn main() -> Result<()> {
         Command::Explain(args) => commands::explain::run_args(args),
         Command::Fuzz(args) => commands::fuzz::run_args(args),
         Command::Train(args) => {
-            // The words after `train`, parsed again for the selected model family.
-            let argv: Vec<String> = std::env::args()
-                .skip_while(|a| a != "train")
-                .skip(1)
-                .collect();
-            commands::train::run(*args, &argv)
+            let train = matches.subcommand_matches("train");
+            commands::train::run(*args, train.expect("the train subcommand was parsed"))
         }
         Command::Data(args) => commands::data::run(args),
         Command::Pretrain(args) => commands::pretrain::run(args),
@@ -130,7 +119,7 @@ fn main() -> Result<()> {
         Command::OnnxRoundtrip => commands::onnx_roundtrip::run(),
         Command::MsaBench(args) => commands::msa_bench::run(args),
         Command::Bench(args) => commands::bench::run(args),
-        Command::BenchRow(args) => commands::bench::run_row(args),
-        Command::BenchGenRow(args) => commands::bench::run_gen_row(args),
+        Command::BenchRow(args) => commands::bench_row::run_row(args),
+        Command::BenchGenRow(args) => commands::bench_row::run_gen_row(args),
     }
 }

@@ -24,6 +24,8 @@
 pub mod graph;
 pub mod mat;
 pub mod msa;
+pub mod npz;
+pub mod run_export;
 pub mod smiles_gpt;
 pub mod transformer_m;
 pub mod verify;
@@ -56,4 +58,11 @@ pub enum ExportError {
         /// Its message.
         reason: String,
     },
+    /// A trained run could not be read (its spec, model or data).
+    #[error(transparent)]
+    Run(#[from] train::TrainError),
+    /// Inputs or settings that cannot be exported or verified, with the reason (a run of
+    /// another kind, too few held-out molecules, a runtime that differs from Burn).
+    #[error("{0}")]
+    Invalid(String),
 }

@@ -71,17 +71,22 @@ pub struct ConformerCache {
     path: PathBuf,
 }
 
-/// The default cache folder: `$MOLATTN_CACHE`, else `$XDG_CACHE_HOME/molattn`, else
-/// `~/.cache/molattn`; `None` when none of these variables is set.
+/// The default cache folder: `$MOLATTN_CACHE`, else `molattn` in the platform's cache
+/// folder (`$XDG_CACHE_HOME`, else `~/.cache` on Linux; `~/Library/Caches` on macOS;
+/// `dirs::cache_dir`); `None` when there is none.
 pub fn default_cache_dir() -> Option<PathBuf> {
-    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
-    if let Some(dir) = var("MOLATTN_CACHE") {
+    if let Some(dir) = std::env::var_os("MOLATTN_CACHE").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    if let Some(dir) = var("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(dir).join("molattn"));
-    }
-    var("HOME").map(|home| PathBuf::from(home).join(".cache").join("molattn"))
+    dirs::cache_dir().map(|dir| dir.join("molattn"))
+}
+
+/// The cache root of a command: `given` (its `--cache`), else [`default_cache_dir`], else
+/// `.cache/molattn` in the working folder.
+pub fn cache_root(given: Option<PathBuf>) -> PathBuf {
+    given
+        .or_else(default_cache_dir)
+        .unwrap_or_else(|| PathBuf::from(".cache/molattn"))
 }
 
 /// The cache key of `smiles` under `options` (see the module docs).

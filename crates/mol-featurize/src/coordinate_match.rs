@@ -3,7 +3,7 @@
 //! (the radii also serve the SDF bond-length check, `structure_file::misfit_bond`).
 
 use crate::molecule::Molecule;
-use crate::structure_file::StructureFileError;
+use crate::structure_error::StructureFileError;
 
 /// Covalent radius in Angstrom (Cordero et al. 2008; sp3 carbon), 1.5 for elements not
 /// listed. Used only to recognise bonded atom pairs.

@@ -44,22 +44,27 @@ pub mod dataset;
 pub mod depict;
 pub mod error;
 pub mod featurizer;
+#[cfg(feature = "tooling")]
 pub mod fuzz;
 pub mod graphormer;
 pub mod mat;
 pub mod mat_datasets;
+pub mod molecular_graph;
 pub mod molecule;
 pub mod morgan;
 pub mod moses_filters;
+#[cfg(feature = "tooling")]
 pub mod profile;
 pub mod properties;
 pub mod rdkit_rules;
+#[cfg(feature = "tooling")]
 pub mod reference;
 pub mod scaffold;
 mod sdf_record;
 pub mod shortest_paths;
 pub mod smiles_syntax;
 pub mod smiles_tokenizer;
+pub mod structure_error;
 pub mod structure_file;
 pub mod vocab;
 

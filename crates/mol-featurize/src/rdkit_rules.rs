@@ -23,7 +23,7 @@ use chematic::core::{AtomIdx, BondOrder as ChemBondOrder, Element, Molecule as C
 use chematic::perception::rdkit_symmetrized_sssr;
 use chematic::smiles::rdkit_legacy_stereo;
 
-use crate::molecule::{Atom, Bond, BondOrder};
+use crate::molecular_graph::{Atom, Bond, BondOrder};
 
 /// RDKit's macrocycle threshold: rings of this many atoms or more (`Aromaticity.cpp`).
 pub const MACROCYCLE_RING_SIZE: usize = 9;

@@ -3,7 +3,7 @@
 //! coordinates, coincident heavy atoms, a huge declared atom count; issue #37). Used by
 //! [`crate::structure_file::parse_sdf`], which owns the tests.
 
-use crate::structure_file::{MAX_RECORD_ATOMS, MIN_BOND_ANGSTROM};
+use crate::structure_error::{MAX_RECORD_ATOMS, MIN_BOND_ANGSTROM};
 
 /// The records of an SDF: the text between `$$$$` lines (the last record may lack its
 /// `$$$$`), blank records left out, as chematic's `SdfRecordReader` counts them.

@@ -1,4 +1,4 @@
-//! Files of a run directory: written atomically (temporary file, then rename), read back
+//! Files of a run directory: written atomically (temporary file, synced, then renamed), read back
 //! with errors that name the file. Training checkpoints are burn-train's, written
 //! atomically by [`crate::engine::checkpointer`].
 
@@ -7,17 +7,36 @@ use std::path::{Path, PathBuf};
 
 use crate::error::TrainError;
 
-/// Writes a file atomically (temporary file in the same directory, named by this process so
-/// that two processes writing the same file do not share it, then rename).
+/// Writes a file atomically: a temporary file in the same folder (`tempfile`, unique per
+/// writer, so two processes writing the same file never share one), synced to disk, then
+/// renamed over `path`; a crash leaves the old file or the new one, never a torn one.
 ///
 /// # Errors
 /// [`TrainError::Io`] naming the path.
 pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
-    let mut tmp = path.as_os_str().to_os_string();
-    tmp.push(format!(".tmp.{}", std::process::id()));
-    let tmp = PathBuf::from(tmp);
-    fs::write(&tmp, bytes).map_err(|e| TrainError::io(&tmp, e))?;
-    fs::rename(&tmp, path).map_err(|e| TrainError::io(path, e))
+    use std::io::Write;
+    let io = |e| TrainError::io(path, e);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
+/// Moves a finished file written elsewhere in `path`'s folder (`written`: a model that Burn
+/// saved by path) over `path` atomically, after syncing it to disk.
+///
+/// # Errors
+/// [`TrainError::Io`] naming the path.
+pub fn persist_file(written: &Path, path: &Path) -> Result<(), TrainError> {
+    fs::File::open(written)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| TrainError::io(written, e))?;
+    fs::rename(written, path).map_err(|e| TrainError::io(path, e))
 }
 
 /// Refuses an output path that is one of the command's input files (issue #37: `predict
@@ -58,29 +77,6 @@ pub fn refuse_overwriting_input(out: &Path, inputs: &[&Path]) -> Result<(), Trai
 pub fn write_json<T: serde::Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), TrainError> {
     let bytes = serde_json::to_vec_pretty(value).map_err(|e| TrainError::Invalid(e.to_string()))?;
     write_file_atomically(path, &bytes)
-}
-
-/// The `run.json` of `run_dir` as `T`, after checking that the run is of `kind`.
-///
-/// # Errors
-/// [`TrainError::Checkpoint`] naming `run.json` when it is missing, malformed, or the run
-/// is of another kind.
-pub fn read_run_spec<T: serde::de::DeserializeOwned>(
-    run_dir: &Path,
-    kind: crate::RunKind,
-) -> Result<T, TrainError> {
-    let path = run_dir.join("run.json");
-    let (json, found) = crate::run_kind::read_run_json(run_dir)?;
-    if found != kind {
-        return Err(TrainError::Checkpoint {
-            path,
-            reason: format!("a --model {found} run, not a --model {kind} run"),
-        });
-    }
-    serde_json::from_value(json.clone()).map_err(|e| TrainError::Checkpoint {
-        path,
-        reason: crate::run_kind::spec_error(&json, kind, &e),
-    })
 }
 
 /// `module` with the weights of `run_dir/best_model.bpk`.

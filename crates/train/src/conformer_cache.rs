@@ -44,3 +44,23 @@ pub fn cache_line(c: &mol_featurize::dataset::CacheReport) -> String {
     }
     line
 }
+
+/// Prints a featurization's outcome: the cache line, molecules featurized of the total in
+/// `seconds` (and per second), where the coordinates came from, and each skipped row with
+/// its reason.
+pub fn print_featurize_report(report: &FeaturizeReport, seconds: f64) {
+    print_cache_report(report);
+    println!(
+        "featurized {} of {} molecules in {seconds:.1}s ({:.1} mol/s); skipped {}",
+        report.n_ok,
+        report.n_total,
+        report.n_total as f64 / seconds,
+        report.n_skipped
+    );
+    for (method, count) in &report.coordinate_sources {
+        println!("  coordinates from {method:?}: {count}");
+    }
+    for s in &report.skipped {
+        println!("  skipped row {}: {}", s.row, s.reason);
+    }
+}

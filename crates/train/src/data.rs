@@ -39,59 +39,6 @@ pub struct MoleculeTable {
 }
 
 impl MoleculeTable {
-    /// Reads the comma-separated `path`: [`MoleculeTable::read_delimited`] with `b','`.
-    ///
-    /// # Errors
-    /// As [`MoleculeTable::read_delimited`].
-    pub fn read_csv(
-        path: &Path,
-        smiles_column: &str,
-        target_columns: &[String],
-    ) -> Result<Self, TrainError> {
-        Self::read_delimited(path, smiles_column, target_columns, b',')
-    }
-
-    /// Reads `path` (fields separated by `delimiter`, a UTF-8 byte-order mark and CRLF line
-    /// ends accepted), taking SMILES from column `smiles_column` and targets from
-    /// `target_columns`. A target cell that is empty or an NA string
-    /// ([`MISSING_LABEL_CELLS`]) is a missing label (NaN, masked per task); a row whose
-    /// every target is missing, or with a cell that is not a finite number, is a
-    /// [`MoleculeTable::label_problems`] entry (skipped and reported).
-    ///
-    /// # Errors
-    /// [`TrainError::Csv`] if a column is missing (naming the columns found, and the
-    /// delimiter the header seems to use when it is not `delimiter`) or a row is
-    /// malformed; [`TrainError::Io`] if unreadable.
-    pub fn read_delimited(
-        path: &Path,
-        smiles_column: &str,
-        target_columns: &[String],
-        delimiter: u8,
-    ) -> Result<Self, TrainError> {
-        Self::read_delimited_ids(path, smiles_column, None, target_columns, delimiter)
-    }
-
-    /// [`MoleculeTable::read_delimited`], taking each row's identity
-    /// ([`MoleculeTable::ids`]) from column `id_column` when given.
-    ///
-    /// # Errors
-    /// As [`MoleculeTable::read_delimited`]; a missing `id_column` too.
-    pub fn read_delimited_ids(
-        path: &Path,
-        smiles_column: &str,
-        id_column: Option<&str>,
-        target_columns: &[String],
-        delimiter: u8,
-    ) -> Result<Self, TrainError> {
-        let columns = crate::delimited_rows::Columns {
-            smiles: smiles_column,
-            id: id_column,
-            targets: target_columns,
-        };
-        let mut rows = crate::delimited_rows::DelimitedRows::open(path, columns, delimiter)?;
-        rows.next_chunk(usize::MAX)
-    }
-
     /// Whether `row` is trained on: it has at least one label (the others are masked)
     /// and no malformed cell ([`MoleculeTable::label_problems`]).
     pub fn is_labelled(&self, row: usize) -> bool {

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
 use crate::report::TrainSummary;
-use crate::run_spec::Task;
+use crate::task::Task;
 
 /// The file that makes a run folder an ensemble.
 pub const ENSEMBLE_FILE: &str = "ensemble.json";

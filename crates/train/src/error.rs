@@ -59,4 +59,14 @@ impl TrainError {
             source,
         }
     }
+
+    /// The error for a command that takes a property model given a SMILES generator run
+    /// (`verb`: what would have been done to it, e.g. "explained").
+    pub fn generator_run(run_dir: &std::path::Path, verb: &str) -> Self {
+        TrainError::Invalid(format!(
+            "{}: a smiles-gpt run generates molecules (cargo xtask generate); it predicts no \
+             property and cannot be {verb}",
+            run_dir.display()
+        ))
+    }
 }

@@ -7,8 +7,9 @@ use crate::data::MoleculeTable;
 use crate::engine::MetricKind;
 use crate::engine::metrics::{per_task, task_mean};
 use crate::error::TrainError;
+use crate::labels::Labels;
 use crate::report::{PartMetrics, TaskMetrics};
-use crate::run_spec::{Labels, Task};
+use crate::task::Task;
 
 /// The featurized molecules of one split part and their labels (target units).
 pub(crate) struct Part<'a, F> {

@@ -1,5 +1,5 @@
 //! One labelled molecule as the engine's data loaders hold it, whatever the model's
-//! features ([`crate::mat_step::MatExample`], [`crate::transformer_m::TmExample`]).
+//! features ([`crate::mat::step::MatExample`], [`crate::transformer_m::TmExample`]).
 
 /// A featurized molecule with its labels.
 #[derive(Debug, Clone)]

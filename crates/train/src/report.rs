@@ -1,9 +1,9 @@
-//! What a MAT training run reports: per-part metrics, the per-epoch history and the
+//! What a training run on a molecule table (MAT or Transformer-M) reports: per-part metrics, the per-epoch history and the
 //! summary written as `metrics.json`.
 
 use serde::{Deserialize, Serialize};
 
-use crate::run_spec::Task;
+use crate::task::Task;
 
 /// Metrics of one part (train, valid or test), in the targets' units.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]

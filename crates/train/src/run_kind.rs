@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
@@ -100,6 +101,41 @@ pub(crate) fn spec_error(json: &serde_json::Value, kind: RunKind, e: &serde_json
         ),
         _ => format!("not a readable --model {kind} run: {e}"),
     }
+}
+
+/// The `run.json` of `run_dir` as `T`, after checking that the run is of `kind`.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] naming `run.json` when it is missing, malformed, or the run
+/// is of another kind.
+pub fn read_run_spec<T: serde::de::DeserializeOwned>(
+    run_dir: &Path,
+    kind: RunKind,
+) -> Result<T, TrainError> {
+    let path = run_dir.join("run.json");
+    let (json, found) = read_run_json(run_dir)?;
+    if found != kind {
+        return Err(TrainError::Checkpoint {
+            path,
+            reason: format!("a --model {found} run, not a --model {kind} run"),
+        });
+    }
+    typed(run_dir, json, kind)
+}
+
+/// `json` (the `run.json` of `run_dir`, of `kind`) as the family's spec type.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] with [`spec_error`]'s words.
+pub(crate) fn typed<T: DeserializeOwned>(
+    run_dir: &Path,
+    json: serde_json::Value,
+    kind: RunKind,
+) -> Result<T, TrainError> {
+    T::deserialize(&json).map_err(|e| TrainError::Checkpoint {
+        path: run_dir.join("run.json"),
+        reason: spec_error(&json, kind, &e),
+    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Train/validation/test splits over the rows of a [`crate::data::MoleculeTable`].
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -13,7 +13,26 @@ use mol_featurize::scaffold::bemis_murcko_scaffold;
 
 use crate::data::MoleculeTable;
 use crate::error::TrainError;
-use crate::run_spec::SplitSpec;
+
+/// How the split is chosen.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitSpec {
+    /// A named split of a split file.
+    File {
+        /// The JSON split file.
+        path: PathBuf,
+        /// The split's name, e.g. `random-0`.
+        name: String,
+    },
+    /// Seeded random 80/10/10.
+    Random {
+        /// Seed.
+        seed: u64,
+    },
+    /// Bemis-Murcko scaffold 80/10/10.
+    Scaffold,
+}
 
 /// Row indices (0-based data rows of the CSV) of each part of a split.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

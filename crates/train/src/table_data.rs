@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{MoleculeTable, parse_labels};
 use crate::error::TrainError;
+use crate::xyz_table::record_error;
 
 /// Features of every row (`None` where skipped) and the featurization report.
 pub type Featurized<T> = (Vec<Option<T>>, FeaturizeReport);
@@ -193,19 +194,13 @@ impl MoleculeSource {
                     target_columns,
                     delimiter,
                 )?;
-                crate::xyz_table::read_xyz_structures(&self.path, labels, table)
+                let structures = crate::xyz_table::read_xyz_structures(&self.path, labels, &table)?;
+                Ok(TableData {
+                    table,
+                    structures: Some(structures),
+                })
             }
         }
-    }
-}
-
-/// A structure file's problem as a featurization error naming the record (`kind`: see
-/// [`FeaturizeError::Record`]).
-pub(crate) fn record_error(record: String, kind: &'static str, reason: String) -> FeaturizeError {
-    FeaturizeError::Record {
-        record,
-        kind,
-        reason,
     }
 }
 

@@ -1,7 +1,7 @@
 //! A training run on a molecule table, for any model family: read the table, featurize
 //! (conformer cache, skip report), drop unlabelled rows, split, standardise regression
 //! targets, train on the engine, evaluate every part, write `metrics.json`,
-//! `test_predictions.csv` and `curves.png`. MAT ([`crate::trainer`]) and Transformer-M
+//! `test_predictions.csv` and `curves.png`. MAT ([`crate::mat`]) and Transformer-M
 //! ([`crate::transformer_m::train_table_transformer_m`]) bring only what differs: their
 //! featurizer, their engine fit and their batched inference ([`TableFamily`]).
 
@@ -19,12 +19,14 @@ use crate::engine::FitOutcome;
 use crate::error::TrainError;
 use crate::evaluation::{Part, part_metrics, write_test_predictions};
 use crate::example::Example;
+use crate::labels::Labels;
 use crate::report::TrainSummary;
 use crate::run_control::RunControl;
 use crate::run_folder::RunFolder;
-use crate::run_spec::{Labels, SplitSpec, Task};
+use crate::splits::SplitSpec;
 use crate::splits::split_rows;
 use crate::table_data::{Featurized, MoleculeSource, TableData};
+use crate::task::Task;
 
 /// Where a table run's molecules and labels come from.
 #[derive(Debug, Clone)]
@@ -43,6 +45,8 @@ pub(crate) struct TableInput {
 
 /// What a model family brings to a table run.
 pub(crate) trait TableFamily {
+    /// The family's name in reports and plot captions (`MAT`, `Transformer-M`).
+    const NAME: &'static str;
     /// One molecule's inputs.
     type Features: Clone + Send + Sync + 'static;
     /// The trained model (plain device).
@@ -282,7 +286,7 @@ pub(crate) fn train_table<M: TableFamily>(
         &run_dir.join("curves.png"),
         &tl,
         &vl,
-        family.loss_name(input.task),
+        (M::NAME, family.loss_name(input.task)),
     )?;
     Ok(summary)
 }

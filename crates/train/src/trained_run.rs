@@ -6,36 +6,24 @@
 use std::path::{Path, PathBuf};
 
 use burn::prelude::*;
+use models::MatModel;
 use models::transformer_m::TransformerM;
-use models::{MatBatch, MatModel};
 use mol_featurize::cache::ConformerCache;
 use mol_featurize::graphormer::GraphormerFeatures;
 use mol_featurize::{
     AtomLimit, ConformerOptions, FeaturizeReport, GraphormerFeaturizer, MatFeatures, MatFeaturizer,
-    pad_batch,
 };
 
 use crate::error::TrainError;
-use crate::run_kind::{RunKind, run_kind};
-use crate::run_spec::{Labels, RunSpec};
+use crate::labels::Labels;
+use crate::mat::infer::infer_mat;
+use crate::mat::spec::RunSpec;
+pub use crate::readout::Readout;
+use crate::readout::rows_of;
+use crate::run_file::RunSpecFile;
+use crate::run_kind::RunKind;
 use crate::table_data::{TableData, featurize_table};
 use crate::transformer_m::TmRunSpec;
-
-/// What inference reads out of a trained model for each molecule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Readout {
-    /// The head's raw output, `num_targets` values (standardised regression values or
-    /// classification logits: [`Labels::output`] turns them into predictions).
-    Prediction,
-    /// The molecule embedding, `d_model` values: the vector the head reads (MAT: the
-    /// encoder's atom states pooled as its generator pools them; Transformer-M: the
-    /// graph token's final state).
-    Molecule,
-    /// Per-atom embeddings, `n_atoms x d_model` values row-major, heavy atoms in the
-    /// molecule's order (the encoder's final atom states; MAT's dummy node and
-    /// Transformer-M's graph token left out).
-    Atoms,
-}
 
 /// Featurized rows of a trained run's family ([`TrainedRun::featurize`]), `None` where a
 /// row was skipped.
@@ -60,7 +48,7 @@ pub enum RunFeaturizer {
 
 impl RunFeaturizer {
     /// Featurizes every row of `data` as in training (a structure file's own settings,
-    /// else [`crate::predict::conformer_for_smiles`]), skipping molecules with more than
+    /// else [`crate::smiles_conformer::conformer_for_smiles`]), skipping molecules with more than
     /// `max_atoms` heavy atoms (with the reason); `progress`: draw the conformer bar (on
     /// a terminal only).
     ///
@@ -73,7 +61,7 @@ impl RunFeaturizer {
     ) -> Result<(RunFeatures, FeaturizeReport), TrainError> {
         let conformer = |trained: &ConformerOptions, dir: &Path| match data.structures {
             Some(_) => trained.clone(),
-            None => crate::predict::conformer_for_smiles(trained, dir),
+            None => crate::smiles_conformer::conformer_for_smiles(trained, dir),
         };
         Ok(match self {
             RunFeaturizer::Mat(inner, dir) => {
@@ -152,21 +140,21 @@ impl TrainedRun {
                 run_dir.display()
             )));
         }
-        let model = match run_kind(run_dir)? {
-            RunKind::SmilesGpt => return Err(crate::explain::generator_run(run_dir, used_for)),
-            RunKind::Mat => {
-                let spec = RunSpec::load(run_dir)?;
+        let model = match RunSpecFile::load(run_dir)? {
+            RunSpecFile::SmilesGpt(_) => {
+                return Err(TrainError::generator_run(run_dir, used_for));
+            }
+            RunSpecFile::Mat(spec) => {
                 let model = spec.load_best_model(run_dir, device)?;
                 TrainedModel::Mat {
-                    spec: Box::new(spec),
+                    spec,
                     model: Box::new(model),
                 }
             }
-            RunKind::TransformerM => {
-                let spec = TmRunSpec::load(run_dir)?;
+            RunSpecFile::TransformerM(spec) => {
                 let model = spec.load_best_model(run_dir, device)?;
                 TrainedModel::TransformerM {
-                    spec: Box::new(spec),
+                    spec,
                     model: Box::new(model),
                 }
             }
@@ -371,86 +359,4 @@ impl TrainedRun {
         let labels = self.labels();
         Ok(rows_of(raw)?.iter().map(|r| labels.output(r)).collect())
     }
-}
-
-/// `[B, k]` as `B` rows of `k` values.
-///
-/// # Errors
-/// [`TrainError::Invalid`] if the tensor cannot be read back.
-fn rows_of(y: Tensor<2>) -> Result<Vec<Vec<f32>>, TrainError> {
-    let [_, k] = y.dims();
-    let values = y
-        .try_into_vec_as::<f32>()
-        .map_err(|e| TrainError::Invalid(format!("reading model outputs: {e:?}")))?;
-    Ok(values.chunks(k.max(1)).map(<[f32]>::to_vec).collect())
-}
-
-/// `[B, N, d]` atom states as `B` rows of `atoms[b] x d` values (padding rows dropped).
-///
-/// # Errors
-/// [`TrainError::Invalid`] if the tensor cannot be read back.
-fn atom_rows_of(y: Tensor<3>, atoms: &[usize]) -> Result<Vec<Vec<f32>>, TrainError> {
-    let [_, n, d] = y.dims();
-    let values = y
-        .try_into_vec_as::<f32>()
-        .map_err(|e| TrainError::Invalid(format!("reading model outputs: {e:?}")))?;
-    Ok(atoms
-        .iter()
-        .enumerate()
-        .map(|(b, &a)| values[b * n * d..(b * n + a.min(n)) * d].to_vec())
-        .collect())
-}
-
-/// `readout` of one padded batch of `atoms.len()` molecules, cut into `parts` groups run at
-/// once on rayon's threads ([`models::parallel::forward_in_parts`]): `prediction`,
-/// `molecule` and `atom` give the model's output for molecules `start..end` of the batch
-/// (`atoms`: each molecule's heavy atoms, for the per-atom rows).
-///
-/// # Errors
-/// [`TrainError::Invalid`] if an output cannot be read back.
-pub(crate) fn read_out(
-    readout: Readout,
-    (parts, atoms): (usize, &[usize]),
-    prediction: impl Fn(usize, usize) -> Tensor<2> + Sync,
-    molecule: impl Fn(usize, usize) -> Tensor<2> + Sync,
-    atom: impl Fn(usize, usize) -> Tensor<3> + Sync,
-) -> Result<Vec<Vec<f32>>, TrainError> {
-    use models::parallel::forward_in_parts;
-    let b = atoms.len();
-    match readout {
-        Readout::Prediction => rows_of(forward_in_parts(b, parts, prediction)),
-        Readout::Molecule => rows_of(forward_in_parts(b, parts, molecule)),
-        Readout::Atoms => atom_rows_of(forward_in_parts(b, parts, atom), atoms),
-    }
-}
-
-/// Runs `model` (evaluation mode) over `features` in batches of at most `batch_size`
-/// grouped by size ([`crate::size_batches`]) and returns `readout` per molecule in input
-/// order; on the flex CPU device each batch is split across rayon's threads
-/// ([`models::parallel::forward_in_parts`]).
-///
-/// # Errors
-/// [`TrainError::Invalid`] if an output cannot be read back.
-pub fn infer_mat(
-    model: &MatModel,
-    features: &[&MatFeatures],
-    batch_size: usize,
-    readout: Readout,
-    device: &Device,
-) -> Result<Vec<Vec<f32>>, TrainError> {
-    let parts = models::parallel::inference_parts(device);
-    let sizes: Vec<usize> = features.iter().map(|f| f.n_atoms).collect();
-    crate::size_batches::predict_grouped(&sizes, batch_size, |batch| {
-        let chunk: Vec<&MatFeatures> = batch.iter().map(|&i| features[i]).collect();
-        let data = pad_batch(&chunk).map_err(|e| TrainError::Invalid(e.to_string()))?;
-        let x = MatBatch::from_data(&data, device);
-        let atoms: Vec<usize> = chunk.iter().map(|f| f.n_atoms - 1).collect();
-        read_out(
-            readout,
-            (parts, &atoms),
-            |s, e| model.forward(&x.molecules(s, e)),
-            |s, e| model.molecule_embedding(&x.molecules(s, e)),
-            |s, e| model.atom_embeddings(&x.molecules(s, e)),
-        )
-    })
 }

@@ -13,7 +13,6 @@ use mol_featurize::{FeaturizeError, GivenStructure, Molecule};
 
 use crate::data::MoleculeTable;
 use crate::error::TrainError;
-use crate::table_data::{TableData, record_error};
 
 /// The XYZ files of `data` (a folder's `*.xyz`, the lines of a list file, or `data`
 /// itself when it is an `.xyz` file), by file name and by file name without `.xyz`.
@@ -68,12 +67,13 @@ fn xyz_files(data: &Path) -> Result<BTreeMap<String, PathBuf>, TrainError> {
 }
 
 /// Each labels row's molecule (its SMILES) with the geometry of its XYZ file, matched
-/// atom by atom ([`match_coordinates`]; the file's order need not follow the SMILES).
+/// atom by atom ([`match_coordinates`]; the file's order need not follow the SMILES), or
+/// why it has none.
 pub(crate) fn read_xyz_structures(
     data: &Path,
     labels: &Path,
-    table: MoleculeTable,
-) -> Result<TableData, TrainError> {
+    table: &MoleculeTable,
+) -> Result<Vec<Result<GivenStructure, FeaturizeError>>, TrainError> {
     let files = xyz_files(data)?;
     let structures: Vec<Result<GivenStructure, FeaturizeError>> = table
         .ids
@@ -116,8 +116,15 @@ pub(crate) fn read_xyz_structures(
             labels.display()
         );
     }
-    Ok(TableData {
-        table,
-        structures: Some(structures),
-    })
+    Ok(structures)
+}
+
+/// A structure file's problem as a featurization error naming the record (`kind`: see
+/// [`FeaturizeError::Record`]).
+pub(crate) fn record_error(record: String, kind: &'static str, reason: String) -> FeaturizeError {
+    FeaturizeError::Record {
+        record,
+        kind,
+        reason,
+    }
 }

@@ -7,8 +7,12 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::common::{CoordsArg, DeviceArg, datasets_dir, featurizer, rayon_threads, repo_root};
-use crate::{compare_torch, epoch_bench, featurize_bench, gen_bench, model_bench, scaling_bench};
+use bench::{
+    compare_torch, epoch_bench, featurize_bench, featurizer, gen_bench, model_bench, scaling_bench,
+};
+use mol_featurize::conformer::CoordinateMethod;
+
+use super::common::{DeviceArg, datasets_dir, rayon_threads, repo_root, spelling};
 
 /// Flags of `bench`.
 #[derive(clap::Args)]
@@ -69,66 +73,6 @@ pub struct BenchArgs {
     pub seconds: f64,
 }
 
-/// Flags of the internal `bench-gen-row`.
-#[derive(clap::Args)]
-pub struct BenchGenRowArgs {
-    /// What to measure.
-    #[arg(long, value_enum)]
-    pub mode: gen_bench::GenBenchMode,
-    /// A smiles-gpt run's weights (default: the small preset, seeded).
-    #[arg(long)]
-    pub run: Option<PathBuf>,
-    /// Sequences per call (attention rows: 1).
-    #[arg(long, default_value_t = 256)]
-    pub batch: usize,
-    /// Sampling steps per sequence.
-    #[arg(long, default_value_t = 64)]
-    pub steps: usize,
-    /// Tokens per sequence (training, attention).
-    #[arg(long, default_value_t = 64)]
-    pub seq_len: usize,
-    /// Seconds of timed calls.
-    #[arg(long, default_value_t = 10.0)]
-    pub seconds: f64,
-}
-
-/// Runs `bench-gen-row` and prints its JSON line.
-///
-/// # Errors
-/// The row failed.
-pub fn run_gen_row(args: BenchGenRowArgs) -> Result<()> {
-    let row = gen_bench::run_row(
-        args.mode,
-        args.run.as_deref(),
-        args.batch,
-        args.steps,
-        args.seq_len,
-        args.seconds,
-    )?;
-    println!("{}", serde_json::to_string(&row)?);
-    Ok(())
-}
-
-/// Flags of the internal `bench-row`.
-#[derive(clap::Args)]
-pub struct BenchRowArgs {
-    /// The batch JSON written by `bench --compare-torch`.
-    #[arg(long)]
-    pub batch: PathBuf,
-    /// Model and size.
-    #[arg(long, value_enum)]
-    pub model: crate::model_bench::BenchModel,
-    /// Forward or training step.
-    #[arg(long, value_enum)]
-    pub mode: crate::model_bench::BenchMode,
-    /// Which runtime of ours.
-    #[arg(long, value_enum)]
-    pub runtime: crate::model_bench::BenchRuntime,
-    /// Seconds of timed calls.
-    #[arg(long, default_value_t = 10.0)]
-    pub seconds: f64,
-}
-
 /// Runs `bench`: the first of `--featurize` / `--compare-rdkit`, `--scaling`,
 /// `--esol-epoch`, `--compare-torch` given, else the throughput summary.
 ///
@@ -139,14 +83,14 @@ pub fn run(args: BenchArgs) -> Result<()> {
         let dir = datasets_dir(args.datasets)?;
         let smiles = featurize_bench::benchmark_smiles(&dir, args.molecules)?;
         if args.featurize {
-            featurize_bench::stage_profile(&smiles, &featurizer(CoordsArg::Embed3d, 42, false))?;
+            featurize_bench::stage_profile(&smiles, &featurizer(CoordinateMethod::Embed3d))?;
         }
         if args.compare_rdkit {
             featurize_bench::compare_rdkit(
                 &repo_root(),
                 &smiles,
-                &featurizer(CoordsArg::Embed3d, 42, false),
-                &featurizer(CoordsArg::Topological, 42, false),
+                &featurizer(CoordinateMethod::Embed3d),
+                &featurizer(CoordinateMethod::Topological),
             )?;
         }
         return Ok(());
@@ -181,21 +125,9 @@ pub fn run(args: BenchArgs) -> Result<()> {
             matches!(args.device, DeviceArg::Wgpu),
         );
     }
-    model_bench::bench(&datasets_dir(args.datasets)?, args.molecules, args.device)
-}
-
-/// Runs `bench-row` and prints its JSON line.
-///
-/// # Errors
-/// The row failed.
-pub fn run_row(args: BenchRowArgs) -> Result<()> {
-    let row = model_bench::run_row(
-        &args.batch,
-        args.model,
-        args.mode,
-        args.runtime,
-        args.seconds,
-    )?;
-    println!("{}", serde_json::to_string(&row)?);
-    Ok(())
+    model_bench::bench(
+        &datasets_dir(args.datasets)?,
+        args.molecules,
+        (args.device.device()?, &spelling(&args.device)),
+    )
 }

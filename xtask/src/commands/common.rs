@@ -1,14 +1,15 @@
 //! Flags and helpers shared by several commands: backend, coordinates, presets, dataset
 //! and cache folders, the repository root.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Result, bail};
+
 use burn::tensor::Device;
 use clap::ValueEnum;
+use mol_featurize::cache::cache_root;
 use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::{ConformerOptions, MatFeaturizer};
-use train::table_data::{MoleculeFormat, MoleculeSource};
 
 /// `--device`: the Burn backend.
 #[derive(Clone, Copy, ValueEnum)]
@@ -117,70 +118,6 @@ impl From<CoordsArg> for CoordinateMethod {
     }
 }
 
-/// Flags of commands that read molecule files: what an SDF or XYZ files need besides
-/// `--data`.
-#[derive(clap::Args, Clone, Debug, Default)]
-#[command(next_help_heading = "Structure files (--data x.sdf, or XYZ files)")]
-pub struct StructureArgs {
-    /// SDF data field giving each record's identity in reports and predictions
-    /// (default: the record's title line).
-    #[arg(long)]
-    pub id_field: Option<String>,
-    /// XYZ files: --data is a folder of .xyz files (or a text file listing them) and
-    /// this delimited file holds one row per molecule: its file name (--file-column),
-    /// its SMILES (--smiles-column; XYZ has no bonds) and its targets.
-    #[arg(long)]
-    pub labels: Option<PathBuf>,
-    /// Column of --labels with each row's XYZ file name (with or without .xyz).
-    #[arg(long, default_value = "file", requires = "labels")]
-    pub file_column: String,
-}
-
-impl StructureArgs {
-    /// The molecule source of `data`: SDF by extension, XYZ files with --labels,
-    /// else a delimited file with `smiles_column` and `delimiter`.
-    ///
-    /// # Errors
-    /// Flags that do not fit the file (see [`MoleculeFormat::for_path`]).
-    pub fn source(
-        &self,
-        data: &Path,
-        smiles_column: &str,
-        delimiter: char,
-    ) -> Result<MoleculeSource> {
-        let format = MoleculeFormat::for_path(
-            data,
-            self.id_field.clone(),
-            self.labels.clone().map(|l| (l, self.file_column.clone())),
-        )?;
-        if matches!(format, MoleculeFormat::Sdf { .. })
-            && (smiles_column != "smiles" || delimiter != ',')
-        {
-            bail!(
-                "{}: --smiles-column and --delimiter describe a delimited file (or XYZ \
-                 labels); an SDF has neither (its records' data fields give the targets)",
-                data.display()
-            );
-        }
-        Ok(MoleculeSource {
-            path: data.to_path_buf(),
-            format,
-            smiles_column: smiles_column.to_string(),
-            delimiter,
-        })
-    }
-}
-
-/// The coordinates of `--coords`, or by default the file's own for a structure file and
-/// ETKDG conformers for a delimited one.
-pub fn coords_for(coords: Option<CoordsArg>, source: &MoleculeSource) -> CoordsArg {
-    coords.unwrap_or(if source.format.has_coordinates() {
-        CoordsArg::File
-    } else {
-        CoordsArg::Embed3d
-    })
-}
-
 /// MAT's dataset folder: `given`, else `$MOLATTN_DATA`, else the datasets molattn
 /// ships ([`mol_featurize::mat_datasets::dir`], unpacked into the cache folder).
 ///
@@ -197,7 +134,7 @@ pub fn datasets_dir(given: Option<PathBuf>) -> Result<PathBuf> {
 /// The conformer cache folder of a command: `--cache`, else the default cache folder;
 /// `None` with `--no-cache`.
 pub fn conformer_cache_dir(cache: Option<PathBuf>, no_cache: bool) -> Option<PathBuf> {
-    (!no_cache).then(|| cache_dir(cache))
+    (!no_cache).then(|| cache_root(cache))
 }
 
 /// A MAT featurizer with coordinates from `coords`, conformer seed `seed`, and the
@@ -212,14 +149,6 @@ pub fn featurizer(coords: CoordsArg, seed: u64, reference_compat: bool) -> MatFe
         },
         ..Default::default()
     }
-}
-
-/// The cache root: `--cache`, else `$MOLATTN_CACHE`, else `$XDG_CACHE_HOME/molattn`,
-/// else `~/.cache/molattn`.
-pub fn cache_dir(given: Option<PathBuf>) -> PathBuf {
-    given
-        .or_else(mol_featurize::cache::default_cache_dir)
-        .unwrap_or_else(|| PathBuf::from(".cache/molattn"))
 }
 
 /// The repository root: the parent of xtask's directory, read at run time (`cargo run` sets

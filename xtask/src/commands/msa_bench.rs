@@ -32,8 +32,8 @@ pub struct MsaBenchArgs {
 /// # Errors
 /// Backend unavailable.
 pub fn run(args: MsaBenchArgs) -> Result<()> {
-    crate::msa_bench::run(
-        &crate::msa_bench::MsaBenchOptions {
+    bench::msa_bench::run(
+        &bench::msa_bench::MsaBenchOptions {
             n_seq: args.n_seq,
             n_res: args.n_res,
             c_m: args.c_m,

@@ -31,7 +31,8 @@ mod imp {
     /// from it with burn-onnx's `ModelGen` (the `onnx-roundtrip-codegen` package), then builds
     /// and tests the `onnx-roundtrip` crate, which compiles that code.
     pub(super) fn onnx_roundtrip(root: &Path) -> Result<()> {
-        let (model, batches) = crate::parity::mat::small_model_and_batches(&root.join("fixtures"))?;
+        let (model, batches) =
+            verify::parity::mat::small_model_and_batches(&root.join("fixtures"))?;
         let dir = root.join("tests/onnx-roundtrip/model");
         std::fs::create_dir_all(&dir)?;
         let onnx = dir.join("mat_small.onnx");

@@ -26,13 +26,13 @@ pub struct ParityArgs {
 /// # Errors
 /// Missing fixtures or datasets, or a row over its tolerance.
 pub fn run(args: ParityArgs) -> Result<()> {
-    let options = crate::parity::ParityOptions {
+    let options = verify::parity::ParityOptions {
         root: repo_root(),
         datasets: datasets_dir(args.datasets)?,
         conformers: args.conformers,
         write_doc: args.write_doc,
     };
-    if crate::parity::run(&options)? {
+    if verify::parity::run(&options)? {
         Ok(())
     } else {
         bail!("parity failures (see the table)")

@@ -1,15 +1,14 @@
 //! `cargo xtask predict`: predictions of a trained run (MAT or Transformer-M) for a CSV,
 //! an SDF, XYZ files or SMILES, one row per molecule (record) with an error column.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use train::data::MoleculeTable;
-use train::predict_stream::{StreamInput, StreamOptions, predict_stream};
-use train::table_data::{MoleculeFormat, TableData};
+use train::predict_stream::{StreamOptions, predict_stream};
 use train::trained_run::TrainedRun;
 
-use super::common::{DeviceArg, StructureArgs, conformer_cache_dir};
+use super::common::conformer_cache_dir;
+use super::run_input::RunInputArgs;
 
 /// Flags of `predict`.
 #[derive(clap::Args)]
@@ -42,100 +41,6 @@ pub struct PredictArgs {
     pub seed: u64,
 }
 
-/// The flags `predict` and `embed` share: the run, the molecules, the cache, the device.
-#[derive(clap::Args)]
-pub struct RunInputArgs {
-    /// Run directory written by `train` (MAT or Transformer-M; an ensemble's folder).
-    #[arg(long)]
-    pub run: PathBuf,
-    /// Cache folder: the conformer cache and prepared datasets (default:
-    /// $MOLATTN_CACHE, else $XDG_CACHE_HOME/molattn, else ~/.cache/molattn).
-    #[arg(long)]
-    pub cache: Option<PathBuf>,
-    /// Embed every molecule; neither read nor write the conformer cache.
-    #[arg(long, conflicts_with = "cache")]
-    pub no_cache: bool,
-    /// Molecules: a CSV, an SDF (.sdf, .sdf.gz, .mol; a run trained with `--coords
-    /// file` takes each record's own coordinates), or XYZ files with --labels.
-    #[arg(long)]
-    pub data: Option<PathBuf>,
-    /// SDF identity field and XYZ labels.
-    #[command(flatten)]
-    pub structure: StructureArgs,
-    /// SMILES column of --data.
-    #[arg(long, default_value = "smiles")]
-    pub smiles_column: String,
-    /// Field delimiter of --data (`,`; `;`, `tab`, ... for other exports).
-    #[arg(long, default_value = ",", value_parser = train::data::parse_delimiter)]
-    pub delimiter: char,
-    /// One or more SMILES.
-    #[arg(long)]
-    pub smiles: Vec<String>,
-    /// Skip molecules with more heavy atoms than this (default 1000), with the reason in
-    /// the error column.
-    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_atoms: Option<u64>,
-    /// Backend.
-    #[arg(long, value_enum, default_value = "flex")]
-    pub device: DeviceArg,
-}
-
-impl RunInputArgs {
-    /// The molecules of `--data` and `--smiles`, refusing an `out` that is one of the
-    /// input files (`verb`: what the command does, for the error of an empty input).
-    ///
-    /// # Errors
-    /// An unreadable or empty input, an SDF with `--smiles`, an `out` that is an input.
-    pub fn molecules(&self, out: Option<&Path>, verb: &str) -> Result<TableData> {
-        let data = match &self.data {
-            Some(path) => {
-                let source = self
-                    .structure
-                    .source(path, &self.smiles_column, self.delimiter)?;
-                let mut data = source.read(&[])?;
-                if !self.smiles.is_empty() {
-                    if data.structures.is_some() {
-                        bail!("give either a structure file (--data) or --smiles, not both");
-                    }
-                    data.table.smiles.extend(self.smiles.iter().cloned());
-                }
-                data
-            }
-            None => TableData {
-                table: MoleculeTable {
-                    smiles: self.smiles.clone(),
-                    targets: vec![Vec::new(); self.smiles.len()],
-                    target_columns: Vec::new(),
-                    ids: Vec::new(),
-                    label_problems: Vec::new(),
-                },
-                structures: None,
-            },
-        };
-        if data.table.is_empty() {
-            match &self.data {
-                Some(path) => bail!(
-                    "{}: no molecules to {verb} (the file has no data rows)",
-                    path.display()
-                ),
-                None => bail!("nothing to {verb}: give --data or --smiles"),
-            }
-        }
-        if let Some(out) = out {
-            let mut inputs: Vec<&Path> = self.data.iter().map(|p| p.as_path()).collect();
-            inputs.extend(self.structure.labels.as_deref());
-            train::checkpoint::refuse_overwriting_input(out, &inputs)?;
-        }
-        Ok(data)
-    }
-
-    /// The heavy-atom limit (`--max-atoms`, else [`mol_featurize::DEFAULT_MAX_ATOMS`]).
-    pub fn max_atoms(&self) -> usize {
-        self.max_atoms
-            .map_or(mol_featurize::DEFAULT_MAX_ATOMS, |n| n as usize)
-    }
-}
-
 /// Runs `predict`: streamed ([`train::predict_stream`]), rows written as each chunk
 /// finishes.
 ///
@@ -160,26 +65,7 @@ pub fn run(args: PredictArgs) -> Result<()> {
     let runs = TrainedRun::open_members(&args.run, &device, "used to predict")?;
     // A delimited file without extra SMILES is read a chunk at a time; everything else
     // (structure files, --smiles) is read whole first.
-    let source = match &args.data {
-        Some(path) => Some(
-            args.structure
-                .source(path, &args.smiles_column, args.delimiter)?,
-        ),
-        None => None,
-    };
-    let input = match source {
-        Some(source) if source.format == MoleculeFormat::Delimited && args.smiles.is_empty() => {
-            if let Some(out) = &out {
-                train::checkpoint::refuse_overwriting_input(out, &[source.path.as_path()])?;
-            }
-            StreamInput::Delimited {
-                delimiter: train::data::delimiter_byte(source.delimiter)?,
-                path: source.path,
-                smiles_column: source.smiles_column,
-            }
-        }
-        _ => StreamInput::Table(args.molecules(out.as_deref(), "predict")?),
-    };
+    let input = args.input()?.stream(out.as_deref(), "predict")?;
     let cache = conformer_cache_dir(args.cache.clone(), args.no_cache);
     let cache = train::open_conformer_cache(cache.as_deref());
     let options = StreamOptions {

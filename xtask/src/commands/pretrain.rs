@@ -8,9 +8,9 @@ use anyhow::{Result, bail};
 use train::transformer_m::{PretrainData, Qm9Subset, SmilesSource};
 
 use super::common::{CoordsArg, DatasetArg, ModelArg, PresetArg, conformer_cache_dir, featurizer};
-use super::data::data_qm9;
 use super::engine_args::EngineArgs;
-use super::train_transformer_m::{TmSizeArgs, pretrain, tm_config};
+use super::train::tm_flags::{TmSizeArgs, tm_config};
+use super::train::transformer_m::pretrain;
 
 /// Flags of `pretrain`.
 #[derive(clap::Args)]
@@ -94,7 +94,10 @@ pub fn run(args: PretrainArgs) -> Result<()> {
         None => {
             let DatasetArg::Qm9 = args.dataset;
             PretrainData::Qm9(Qm9Subset {
-                dataset: data_qm9(args.cache.clone(), false)?,
+                dataset: train::datasets::qm9(
+                    &mol_featurize::cache::cache_root(args.cache.clone()),
+                    false,
+                )?,
                 limit: Some(args.limit.unwrap_or(20000)),
                 offset: args.offset.unwrap_or(10000),
                 subset_seed: 0,

@@ -104,7 +104,7 @@ pub struct MatConfig {
     #[config(default = "Aggregation::Mean")]
     pub aggregation: Aggregation,
     /// Number of outputs (tasks); `n_output` in the reference and in run.json files
-    /// written before the rename (`train::RunSpec::load` migrates them).
+    /// written before the rename (`train::run_compat::mat_config` reads them).
     #[config(default = 1)]
     pub num_targets: usize,
     /// Layers of the generator head (1 = a single Linear).

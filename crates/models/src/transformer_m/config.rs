@@ -10,6 +10,7 @@ use super::encodings::{AtomEncoderConfig, BiasEncoderConfig};
 use super::gaussian::{GaussianLayerConfig, PairBias3dConfig};
 use super::heads::{DenoisingHeadConfig, RegressionHeadConfig};
 use super::init;
+pub use super::init::GaussianInit;
 use super::model::TransformerM;
 
 /// Where the encoder layers put their LayerNorms.
@@ -24,20 +25,6 @@ pub enum LayerNormPlacement {
     /// the embeddings: trains without warm-up at higher learning rates (Xiong et al.
     /// 2020, arXiv 2002.04745), but is not the released architecture.
     Pre,
-}
-
-/// How the Gaussian layer of the 3D channel starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum GaussianInit {
-    /// The original's `apply_init`: means, stds and the affine rows from N(0, 0.02), so
-    /// `gamma d + beta` starts near 0 for every distance and the kernels are 0.01-0.05 A
-    /// wide (the 3D channel must learn its gains first).
-    #[default]
-    Original,
-    /// The Gaussian layer's own initialisation, which `apply_init` overwrites in the
-    /// original: means and stds U(0, 3), gain rows 1 (so `gamma` = 2), offset rows 0.
-    Uniform,
 }
 
 /// Configuration of [`TransformerM`]; [`TransformerMConfig::base`] is the original's

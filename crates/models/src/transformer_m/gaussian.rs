@@ -7,7 +7,7 @@ use burn::module::Param;
 use burn::nn::{Embedding, Linear};
 use burn::prelude::*;
 
-use super::config::GaussianInit;
+use super::init::GaussianInit;
 use super::init::{affine_rows, gaussian_param, normal_linear};
 use super::{GAUSSIAN_PI, GAUSSIAN_STD_EPS};
 

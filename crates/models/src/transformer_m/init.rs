@@ -7,9 +7,23 @@ use burn::nn::{
 };
 use burn::prelude::*;
 use mol_featurize::graphormer::ATOM_TYPES;
+use serde::{Deserialize, Serialize};
 
 use super::LAYER_NORM_EPS;
-use super::config::GaussianInit;
+
+/// How the Gaussian layer of the 3D channel starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum GaussianInit {
+    /// The original's `apply_init`: means, stds and the affine rows from N(0, 0.02), so
+    /// `gamma d + beta` starts near 0 for every distance and the kernels are 0.01-0.05 A
+    /// wide (the 3D channel must learn its gains first).
+    #[default]
+    Original,
+    /// The Gaussian layer's own initialisation, which `apply_init` overwrites in the
+    /// original: means and stds U(0, 3), gain rows 1 (so `gamma` = 2), offset rows 0.
+    Uniform,
+}
 
 /// The original's `init_params` standard deviation.
 pub(super) const STD: f64 = 0.02;

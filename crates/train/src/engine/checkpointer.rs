@@ -43,6 +43,9 @@ impl<R: Checkpoint> Checkpointer<R> for AtomicFileCheckpointer {
             std::fs::remove_file(&tmp).map_err(CheckpointerError::IOError)?;
         }
         record.save(tmp.clone())?;
+        std::fs::File::open(&tmp)
+            .and_then(|f| f.sync_all())
+            .map_err(CheckpointerError::IOError)?;
         std::fs::rename(&tmp, &path).map_err(CheckpointerError::IOError)
     }
 

@@ -97,7 +97,7 @@ impl FitSettings {
     /// `options`, resume / progress / interruption from `control`.
     pub fn supervised(
         run_dir: &Path,
-        options: &crate::run_spec::TrainOptions,
+        options: &crate::train_options::TrainOptions,
         control: &crate::RunControl,
         devices: Devices,
         selection: Selection,
@@ -367,6 +367,6 @@ pub fn export_checkpoint<L: Module, M: Module>(
             path: tmp.clone(),
             reason: format!("{e:?}"),
         })?;
-    std::fs::rename(&tmp, &path).map_err(|e| TrainError::io(&path, e))?;
+    crate::checkpoint::persist_file(&tmp, &path)?;
     Ok(model)
 }

@@ -38,7 +38,7 @@ use crate::error::TrainError;
 use crate::run_control::RunControl;
 use crate::run_folder::RunFolder;
 use crate::run_kind::RunKind;
-use crate::run_spec::TrainOptions;
+use crate::train_options::TrainOptions;
 
 /// Settings of a generator run (`run.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -289,27 +289,38 @@ impl GptRun {
     /// [`TrainError::Checkpoint`] naming the file that is missing or unreadable, or a run
     /// of another kind.
     pub fn open(run_dir: &Path, device: &Device) -> Result<Self, TrainError> {
-        let read = |file: &str| -> Result<String, TrainError> {
-            let path = run_dir.join(file);
-            std::fs::read_to_string(&path).map_err(|e| TrainError::Checkpoint {
-                path,
-                reason: e.to_string(),
-            })
-        };
-        let bad = |file: &str, reason: String| TrainError::Checkpoint {
-            path: run_dir.join(file),
+        let bad = |reason: String| TrainError::Checkpoint {
+            path: run_dir.join("run.json"),
             reason,
         };
-        let spec: GptRunSpec = serde_json::from_str(&read("run.json")?)
-            .map_err(|e| bad("run.json", format!("not a smiles-gpt run: {e}")))?;
+        let text =
+            std::fs::read_to_string(run_dir.join("run.json")).map_err(|e| bad(e.to_string()))?;
+        let spec: GptRunSpec =
+            serde_json::from_str(&text).map_err(|e| bad(format!("not a smiles-gpt run: {e}")))?;
         if spec.kind != RunKind::SmilesGpt {
-            return Err(bad(
-                "run.json",
-                format!("a {} run, not smiles-gpt", spec.kind),
-            ));
+            return Err(bad(format!("a {} run, not smiles-gpt", spec.kind)));
         }
-        let vocab: SmilesVocab = serde_json::from_str(&read("vocab.json")?)
-            .map_err(|e| bad("vocab.json", e.to_string()))?;
+        Self::open_spec(spec, run_dir, device)
+    }
+
+    /// The run in `run_dir` whose `run.json` is `spec` (read already, e.g. by
+    /// [`crate::run_file::RunSpecFile::load`]): its vocabulary and best model.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] naming `vocab.json` or `best_model.bpk` when missing or
+    /// unreadable.
+    pub fn open_spec(
+        spec: GptRunSpec,
+        run_dir: &Path,
+        device: &Device,
+    ) -> Result<Self, TrainError> {
+        let vocab_path = run_dir.join("vocab.json");
+        let bad = |reason: String| TrainError::Checkpoint {
+            path: vocab_path.clone(),
+            reason,
+        };
+        let text = std::fs::read_to_string(&vocab_path).map_err(|e| bad(e.to_string()))?;
+        let vocab: SmilesVocab = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
         let path = run_dir.join("best_model.bpk");
         let model =
             spec.model

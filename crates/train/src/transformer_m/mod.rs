@@ -22,8 +22,8 @@ use mol_featurize::pad_graphormer_batch;
 use crate::engine::schedule::{WarmupLinear, warmup_steps};
 use crate::engine::{self, FitOutcome, FitSettings, MetricKind, Selection, TaskMetric};
 use crate::error::TrainError;
+use crate::readout::{Readout, read_out};
 use crate::run_control::RunControl;
-use crate::trained_run::{Readout, read_out};
 
 /// Warm-up share of the linear schedule of supervised Transformer-M runs (6% of the
 /// steps, as the original's fine-tuning scripts: `warmup_updates` / `total_num_update`).
@@ -31,6 +31,7 @@ pub const WARMUP_FRACTION: f64 = 0.06;
 
 mod pretrain;
 mod qm9_run;
+mod size;
 mod spec;
 mod step;
 mod table;
@@ -39,6 +40,7 @@ pub use pretrain::{
     PretrainData, PretrainSpec, PretrainSummary, pretrain_denoising, resolve_init_from,
 };
 pub use qm9_run::{TmSummary, train_transformer_m};
+pub use size::SizeOverrides;
 pub use spec::{Qm9Subset, SmilesSource, TableSource, TmData, TmRunSpec};
 pub use step::{ModeChoice, TmBatch, TmBatcher, TmDenoiser, TmExample, TmLearner};
 pub use table::train_table_transformer_m;

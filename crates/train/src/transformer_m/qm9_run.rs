@@ -27,8 +27,8 @@ use crate::metrics::mae;
 use crate::qm9::{HARTREE_EV, Qm9};
 use crate::run_control::RunControl;
 use crate::run_folder::RunFolder;
-use crate::run_spec::Task;
 use crate::splits::random_split;
+use crate::task::Task;
 
 /// Metrics of a finished run (`metrics.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -67,6 +67,36 @@ pub struct TmSummary {
     pub n_params: usize,
     /// Training modes and evaluation mode, for the record.
     pub eval_mode: Mode,
+}
+
+impl std::fmt::Display for TmSummary {
+    /// One line: test MAE (in eV too for Hartree targets) against the mean predictor,
+    /// validation MAE, split sizes, best epoch, times and parameters.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ev = self
+            .test_mae_ev
+            .map(|v| format!(" = {v:.4} eV"))
+            .unwrap_or_default();
+        write!(
+            f,
+            "{}: test MAE {:.5} {}{ev} (mean predictor {:.5}); valid {:.5}; {} / {} / {} \
+             molecules; best epoch {} of {}; {:.0} s training, {:.0} s featurizing; {} \
+             parameters",
+            self.target,
+            self.test_mae,
+            self.units,
+            self.test_mae_of_mean,
+            self.valid_mae,
+            self.n_train,
+            self.n_valid,
+            self.n_test,
+            self.best_epoch,
+            self.epochs,
+            self.train_seconds,
+            self.featurize_seconds,
+            self.n_params
+        )
+    }
 }
 
 /// Featurized molecules of `subset` (in its order) with their dataset rows. Molecules

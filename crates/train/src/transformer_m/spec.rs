@@ -12,11 +12,14 @@ use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
+use crate::labels::Labels;
 use crate::masked_loss::LossKind;
 use crate::mode_sampling::ModeProbabilities;
 use crate::run_kind::RunKind;
-use crate::run_spec::{Labels, SplitSpec, Task, TrainOptions};
+use crate::splits::SplitSpec;
 use crate::table_data::{MoleculeFormat, MoleculeSource};
+use crate::task::Task;
+use crate::train_options::TrainOptions;
 
 /// Which QM9 molecules a run uses.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -117,7 +120,13 @@ pub struct TmRunSpec {
     pub kind: RunKind,
     /// Molecules.
     pub data: TmData,
-    /// Target columns (QM9: one qm9pack name, e.g. `HOMO_LUMO_gap_au`).
+    /// Target columns (QM9: one qm9pack name, e.g. `HOMO_LUMO_gap_au`); runs written
+    /// before multi-task training have one `target` (QM9) or `targets` (tables).
+    #[serde(
+        alias = "target",
+        alias = "targets",
+        deserialize_with = "crate::run_compat::one_or_many"
+    )]
     pub target_columns: Vec<String>,
     /// Regression or binary classification.
     #[serde(default = "regression")]
@@ -141,11 +150,12 @@ pub struct TmRunSpec {
     /// Start from this model file (a denoising-pretraining run's `pretrained_model.bpk`).
     #[serde(default)]
     pub init_from: Option<PathBuf>,
-    /// Training-set mean of each target (filled in by the run; empty for classification).
-    #[serde(default)]
+    /// Training-set mean of each target (filled in by the run; empty for classification;
+    /// a number in runs written before multi-task training).
+    #[serde(default, deserialize_with = "crate::run_compat::one_or_many")]
     pub target_mean: Vec<f32>,
     /// Training-set standard deviation of each target (filled in by the run).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::run_compat::one_or_many")]
     pub target_std: Vec<f32>,
 }
 
@@ -165,29 +175,7 @@ impl TmRunSpec {
     /// # Errors
     /// [`TrainError::Checkpoint`] if missing, malformed, or another kind of run.
     pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
-        let mut json: serde_json::Value =
-            crate::checkpoint::read_run_spec(run_dir, RunKind::TransformerM)?;
-        if let Some(obj) = json.as_object_mut() {
-            if let Some(target) = obj.remove("target") {
-                obj.entry("target_columns")
-                    .or_insert(serde_json::Value::Array(vec![target]));
-            }
-            // Table runs written while the field was still called `targets`.
-            if let Some(targets) = obj.remove("targets") {
-                obj.entry("target_columns").or_insert(targets);
-            }
-            for key in ["target_mean", "target_std"] {
-                if let Some(v) = obj.get_mut(key)
-                    && v.is_number()
-                {
-                    *v = serde_json::Value::Array(vec![v.clone()]);
-                }
-            }
-        }
-        serde_json::from_value(json.clone()).map_err(|e| TrainError::Checkpoint {
-            path: run_dir.join("run.json"),
-            reason: crate::run_kind::spec_error(&json, RunKind::TransformerM, &e),
-        })
+        crate::run_kind::read_run_spec(run_dir, RunKind::TransformerM)
     }
 
     /// The run's best model (`run_dir/best_model.bpk`) on `device`.

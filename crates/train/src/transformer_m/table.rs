@@ -16,12 +16,13 @@ use super::{TmData, TmRunSpec, fit, predict_raw};
 use crate::engine::FitOutcome;
 use crate::error::TrainError;
 use crate::example::Example;
+use crate::labels::Labels;
 use crate::masked_loss::LossKind;
 use crate::report::TrainSummary;
 use crate::run_control::RunControl;
-use crate::run_spec::{Labels, Task};
 use crate::table_data::{Featurized, TableData};
 use crate::table_run::{TableFamily, TableInput, train_table};
+use crate::task::Task;
 
 /// Trains a Transformer-M on the molecule table of `spec` ([`TmData::Table`]), writing
 /// into `run_dir` what a MAT run writes: `run.json`, `featurize_report.json`, burn-train's
@@ -84,6 +85,8 @@ struct TmFamily {
 }
 
 impl TableFamily for TmFamily {
+    const NAME: &'static str = "Transformer-M";
+
     type Features = GraphormerFeatures;
     type Model = TransformerM;
 

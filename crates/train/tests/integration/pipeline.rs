@@ -349,6 +349,12 @@ fn run_json_from_before_the_num_targets_rename_loads() {
     assert_eq!(loaded.model.num_targets, 3);
     assert_eq!(loaded.kind, RunKind::Mat);
     assert!(train::transformer_m::TmRunSpec::load(&dir).is_err());
+    // Read once and typed by its (absent, so inferred) kind, as every command reads it.
+    let typed = train::run_file::RunSpecFile::load(&dir).unwrap();
+    assert!(
+        matches!(&typed, train::run_file::RunSpecFile::Mat(s) if s.model.num_targets == 3),
+        "{typed:?}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

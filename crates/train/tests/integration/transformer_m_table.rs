@@ -225,6 +225,11 @@ fn run_files_from_before_the_table_runs_load() {
     std::fs::write(dir.join("run.json"), include_str!("tm_qm9_run_v1.json")).unwrap();
     let loaded = TmRunSpec::load(&dir).unwrap();
     assert_eq!(loaded.target_columns, vec!["HOMO_LUMO_gap_au"]);
+    let typed = train::run_file::RunSpecFile::load(&dir).unwrap();
+    assert!(
+        matches!(&typed, train::run_file::RunSpecFile::TransformerM(s) if s.target_std == [0.046964586]),
+        "{typed:?}"
+    );
     assert_eq!(
         (loaded.target_mean.clone(), loaded.target_std.clone()),
         (vec![0.2518059], vec![0.046964586])

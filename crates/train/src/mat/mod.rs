@@ -1,0 +1,13 @@
+//! MAT runs: the spec (`run.json`, [`spec`]), the training step on the engine
+//! ([`step`]) and the table run ([`table`]: MAT as a [`crate::table_run`] family).
+//! Transformer-M has the same shape in [`crate::transformer_m`].
+
+pub mod infer;
+pub mod spec;
+pub mod step;
+pub mod table;
+
+pub use infer::{infer_mat, predict_raw};
+pub use spec::RunSpec;
+pub use step::{MatBatcher, MatExample, MatLearner};
+pub use table::train_run;

@@ -1,0 +1,138 @@
+//! `cargo xtask train`: MAT or Transformer-M on a molecule table (Transformer-M also on
+//! QM9), or the SMILES generator on a SMILES column. `--model` selects the family; each
+//! family's flags live in their own struct ([`args`]), and a flag of the other family is
+//! rejected by clap (the command line is parsed again with the family's flags only).
+
+mod args;
+mod smiles_gpt;
+mod table;
+pub mod tm_flags;
+pub mod transformer_m;
+mod typed_flags;
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use clap::{ArgMatches, Args};
+use train::ensemble::train_ensemble;
+use train::{RunControl, Task, TrainError, TrainOptions, TrainSummary};
+
+use args::GptTrainArgs;
+pub use args::{MatTrainArgs, SharedTrainArgs, TmTrainArgs};
+use typed_flags::given;
+
+use super::common::{DatasetArg, ModelArg, PresetArg};
+
+/// Flags of `train`: those of every model, then each family's own; a flag of a family
+/// other than `--model`'s is refused ([`run`]).
+#[derive(Args)]
+pub struct TrainArgs {
+    /// Flags of every model family.
+    #[command(flatten)]
+    pub shared: SharedTrainArgs,
+    /// MAT flags.
+    #[command(flatten)]
+    pub mat: MatTrainArgs,
+    /// Transformer-M flags.
+    #[command(flatten)]
+    pub tm: TmTrainArgs,
+    /// SMILES generator flags.
+    #[command(flatten)]
+    pub gpt: GptTrainArgs,
+}
+
+/// Runs `train`; `matches` is clap's parse of its command line (read for the flags the
+/// user typed).
+///
+/// # Errors
+/// Bad data or splits, training failures. A flag of another model family ends the
+/// process with a clap error (exit status 2), as any other unknown flag does.
+pub fn run(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
+    let foreign = typed_flags::foreign_flags(args.shared.model, matches);
+    if !foreign.is_empty() {
+        clap::Error::raw(
+            clap::error::ErrorKind::UnknownArgument,
+            format!(
+                "{} not a flag of --model {} (cargo xtask train --help lists each family's)\n",
+                foreign.join(", "),
+                super::common::spelling(&args.shared.model)
+            ),
+        )
+        .exit();
+    }
+    train(args, matches)
+}
+
+/// Optimisation flags as [`TrainOptions`] with the family's warm-up share.
+pub(super) fn options(shared: &SharedTrainArgs, warmup_fraction: f64) -> TrainOptions {
+    TrainOptions {
+        epochs: shared.epochs,
+        batch_size: shared.batch_size,
+        learning_rate: shared.lr,
+        warmup_fraction,
+        patience: shared.patience,
+        seed: shared.seed,
+    }
+}
+
+fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
+    let shared = &args.shared;
+    let qm9 = matches!(args.tm.dataset, Some(DatasetArg::Qm9));
+    if shared.ensemble_size > 1 && (matches!(shared.model, ModelArg::SmilesGpt) || qm9) {
+        bail!("--ensemble-size is for MAT and Transformer-M on a molecule table (--data)");
+    }
+    if let ModelArg::SmilesGpt = shared.model {
+        return smiles_gpt::train_smiles_gpt(&args.shared, &args.gpt, matches);
+    }
+    if matches!(shared.preset, PresetArg::Molgpt) {
+        bail!("--preset molgpt is smiles-gpt's");
+    }
+    if matches!(shared.model, ModelArg::Mat) && shared.init_from.is_some() {
+        bail!("--init-from is Transformer-M's and smiles-gpt's; MAT starts from --pretrained");
+    }
+    if let ModelArg::TransformerM = shared.model {
+        if let Some(DatasetArg::Qm9) = args.tm.dataset {
+            let table_only = given(matches, &typed_flags::TABLE_FLAGS);
+            if !table_only.is_empty() {
+                bail!(
+                    "{} describe a CSV (--data), not --dataset qm9",
+                    table_only.join(", ")
+                );
+            }
+            return transformer_m::train_qm9(&args);
+        }
+        let qm9_only = given(matches, &["limit", "offset"]);
+        if !qm9_only.is_empty() {
+            bail!(
+                "{} select QM9 molecules (--dataset qm9)",
+                qm9_only.join(", ")
+            );
+        }
+    }
+    table::train_table(&args)
+}
+
+/// Trains one run into `--out`, or `--ensemble-size` members ([`train_ensemble`]), and
+/// prints the summary (an ensemble's test metrics).
+pub(super) fn train_members(
+    shared: &SharedTrainArgs,
+    task: Task,
+    control: &RunControl,
+    mut train_one: impl FnMut(&Path, u64) -> Result<TrainSummary, TrainError>,
+) -> Result<()> {
+    if shared.ensemble_size == 1 {
+        let summary = train_one(&shared.out, shared.seed)?;
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        let metrics = train_ensemble(
+            &shared.out,
+            shared.ensemble_size,
+            shared.seed,
+            (task, control.resume),
+            train_one,
+        )?;
+        println!("{}", serde_json::to_string_pretty(&metrics)?);
+    }
+    println!("run written to {}", shared.out.display());
+    Ok(())
+}

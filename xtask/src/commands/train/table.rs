@@ -1,0 +1,146 @@
+//! `cargo xtask train --data`: MAT or Transformer-M on a molecule table (a CSV, an SDF or
+//! XYZ files with labels); the table resolved by `train::table_request`.
+
+use anyhow::{Context, Result, bail};
+use models::MatConfig;
+use train::table_request::{SplitRequest, TableRequest, TargetSelection};
+use train::transformer_m::{
+    SmilesSource, TableSource, TmData, TmRunSpec, train_table_transformer_m,
+};
+use train::{RunControl, RunKind, RunSpec, Task, train_run};
+
+use super::args::TaskArg;
+use super::tm_flags::{ModeArg, tm_config};
+use super::transformer_m::resolve_tm_init;
+use super::{TrainArgs, options, train_members};
+use crate::commands::common::{
+    CoordsArg, ModelArg, PresetArg, conformer_cache_dir, featurizer, spelling,
+};
+use crate::commands::structure_args::coords_for;
+
+/// Trains `--model mat` or `--model transformer-m` on `--data`.
+///
+/// # Errors
+/// Flags that do not fit the family or the file, unreadable data, training failures.
+pub fn train_table(args: &TrainArgs) -> Result<()> {
+    let shared = &args.shared;
+    let data = shared.data.clone().context(match shared.model {
+        ModelArg::TransformerM => "--model transformer-m needs --data or --dataset qm9",
+        _ => "--data is required for --model mat",
+    })?;
+    let source = shared
+        .structure
+        .source(&data, &shared.smiles_column, shared.delimiter)?;
+    let coords = coords_for(shared.coords, &source);
+    if let ModelArg::TransformerM = shared.model
+        && !matches!(args.tm.mode, ModeArg::TwoD)
+        && !matches!(coords, CoordsArg::Embed3d | CoordsArg::File)
+    {
+        bail!(
+            "--mode {} needs 3D conformers, but --coords {} gives none (every molecule \
+             would run in 2D): use --coords embed3d or --mode 2d",
+            spelling(&args.tm.mode),
+            spelling(&coords)
+        );
+    }
+    let request = TableRequest {
+        source: source.clone(),
+        targets: match &shared.targets_from {
+            Some(range) => TargetSelection::From(range.clone()),
+            None => TargetSelection::Columns(shared.targets.clone()),
+        },
+        task: shared.task.map(|t| match t {
+            TaskArg::Regression => Task::Regression,
+            TaskArg::Classification => Task::Classification,
+        }),
+        split: match &shared.splits {
+            Some(path) => SplitRequest::File {
+                path: path.clone(),
+                name: shared.split.clone(),
+            },
+            None => SplitRequest::Named {
+                name: shared.split.clone(),
+                seed: shared.seed,
+            },
+        },
+    };
+    let resolved = request.resolve()?;
+    let (targets, task, split) = (resolved.targets, resolved.task, resolved.split);
+    let engine = &shared.engine;
+    let control = RunControl {
+        conformer_cache: conformer_cache_dir(shared.cache.clone(), shared.no_cache),
+        ..engine.control()?
+    };
+    let featurizer = featurizer(coords, shared.seed, args.mat.reference_compat);
+    let device = engine.main_device()?;
+    if let ModelArg::TransformerM = shared.model {
+        if matches!(shared.preset, PresetArg::Pretrained) {
+            bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
+        }
+        let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size)
+            .with_num_targets(targets.len());
+        let (init_from, model) =
+            resolve_tm_init(shared.init_from.as_deref(), model, &args.tm.size)?;
+        let (modes, eval_mode) = args.tm.mode.probabilities();
+        let spec = TmRunSpec {
+            kind: RunKind::TransformerM,
+            data: TmData::Table(TableSource {
+                molecules: SmilesSource {
+                    path: data,
+                    format: source.format.clone(),
+                    smiles_column: shared.smiles_column.clone(),
+                    delimiter: shared.delimiter,
+                    conformer: featurizer.conformer,
+                },
+                split,
+            }),
+            target_columns: targets,
+            task,
+            loss: task.loss(args.tm.loss.kind()),
+            units: shared.units.clone(),
+            modes,
+            eval_mode,
+            model,
+            train: options(shared, train::transformer_m::WARMUP_FRACTION),
+            init_from,
+            target_mean: Vec::new(),
+            target_std: Vec::new(),
+        };
+        return train_members(shared, task, &control, |out, seed| {
+            let mut spec = spec.clone();
+            spec.train.seed = seed;
+            train_table_transformer_m(&spec, out, &control, &device)
+        });
+    }
+    let model = match shared.preset {
+        PresetArg::Small => MatConfig::small(),
+        PresetArg::Pretrained => MatConfig::pretrained(),
+        PresetArg::Base | PresetArg::Molgpt => bail!(
+            "--preset {} is not MAT's; use small or pretrained",
+            spelling(&shared.preset)
+        ),
+    }
+    .with_num_targets(targets.len());
+    let spec = RunSpec {
+        kind: RunKind::Mat,
+        data,
+        format: source.format,
+        smiles_column: shared.smiles_column.clone(),
+        delimiter: shared.delimiter,
+        target_columns: targets,
+        units: shared.units.clone(),
+        split,
+        task,
+        featurizer,
+        model,
+        train: options(shared, train::train_options::MAT_WARMUP_FRACTION),
+        target_mean: Vec::new(),
+        target_std: Vec::new(),
+        pretrained: args.mat.pretrained.clone(),
+    };
+    train_members(shared, task, &control, |out, seed| {
+        let mut spec = spec.clone();
+        spec.train.seed = seed;
+        train_run(&spec, out, &control, &device)
+    })
+}

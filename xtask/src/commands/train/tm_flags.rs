@@ -1,0 +1,120 @@
+//! Transformer-M's own flags: `--mode` and the size overrides (shared with `pretrain`).
+
+use models::transformer_m::{GaussianInit, LayerNormPlacement, Mode, TransformerMConfig};
+use train::ModeProbabilities;
+use train::transformer_m::SizeOverrides;
+
+/// Training modes on the command line.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ModeArg {
+    /// 2D channel only (graph).
+    #[value(name = "2d")]
+    TwoD,
+    /// 3D channel only (geometry).
+    #[value(name = "3d")]
+    ThreeD,
+    /// Both channels.
+    Both,
+    /// Transformer-M's mixture (0.2 both / 0.2 2D / 0.6 3D); evaluated with both.
+    Mixed,
+}
+
+impl ModeArg {
+    /// Training-time mode probabilities and the evaluation mode.
+    pub fn probabilities(self) -> (ModeProbabilities, Mode) {
+        match self {
+            ModeArg::TwoD => (ModeProbabilities::fixed(Mode::TwoD), Mode::TwoD),
+            ModeArg::ThreeD => (ModeProbabilities::fixed(Mode::ThreeD), Mode::ThreeD),
+            ModeArg::Both => (ModeProbabilities::fixed(Mode::Both), Mode::Both),
+            ModeArg::Mixed => (ModeProbabilities::new(), Mode::Both),
+        }
+    }
+}
+
+/// Model size overrides of the Transformer-M preset.
+#[derive(clap::Args, Clone, Debug)]
+pub struct TmSizeArgs {
+    /// Encoder layers (overrides the preset).
+    #[arg(long)]
+    pub layers: Option<usize>,
+    /// d_model and FFN width (overrides the preset).
+    #[arg(long)]
+    pub d_model: Option<usize>,
+    /// Attention heads (overrides the preset).
+    #[arg(long, alias = "heads")]
+    pub num_heads: Option<usize>,
+    /// Gaussian kernels K (overrides the preset).
+    #[arg(long)]
+    pub kernels: Option<usize>,
+    /// LayerNorm placement: `post` is the original Transformer-M (embedding LayerNorm,
+    /// LayerNorm after each residual sum); `pre` normalises before each block and after
+    /// the last layer (docs/TRANSFORMER_M.md). Default: post.
+    #[arg(long, value_enum)]
+    pub layer_norm: Option<LayerNormArg>,
+    /// Gaussian layer initialisation: `original` (apply_init, N(0, 0.02)) or `uniform`
+    /// (means and stds U(0, 3), gain 2; docs/RESULTS.md compares them on QM9).
+    #[arg(long, value_enum, default_value = "original")]
+    pub gaussian_init: GaussianInitArg,
+}
+
+/// `--gaussian-init` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum GaussianInitArg {
+    /// The original's apply_init.
+    Original,
+    /// The Gaussian layer's own U(0, 3) initialisation.
+    Uniform,
+}
+
+/// `--layer-norm` values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum LayerNormArg {
+    /// The original's post-LN.
+    Post,
+    /// Pre-LN with a final LayerNorm.
+    Pre,
+}
+
+impl TmSizeArgs {
+    /// The flags as `train`'s [`SizeOverrides`].
+    pub fn overrides(&self) -> SizeOverrides {
+        SizeOverrides {
+            layers: self.layers,
+            d_model: self.d_model,
+            num_heads: self.num_heads,
+            kernels: self.kernels,
+            layer_norm: self.layer_norm.map(|l| match l {
+                LayerNormArg::Post => LayerNormPlacement::Post,
+                LayerNormArg::Pre => LayerNormPlacement::Pre,
+            }),
+            gaussian_init: match self.gaussian_init {
+                GaussianInitArg::Original => GaussianInit::Original,
+                GaussianInitArg::Uniform => GaussianInit::Uniform,
+            },
+        }
+    }
+}
+
+/// The preset (`base` or small) with the size flags applied.
+pub fn tm_config(base: bool, size: &TmSizeArgs) -> TransformerMConfig {
+    size.overrides().config(base)
+}
+
+/// `--loss` of Transformer-M.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum LossArg {
+    /// Mean absolute error.
+    L1,
+    /// Mean squared error.
+    Mse,
+}
+
+impl LossArg {
+    /// The regression loss it names.
+    pub fn kind(self) -> train::masked_loss::LossKind {
+        match self {
+            LossArg::L1 => train::masked_loss::LossKind::L1,
+            LossArg::Mse => train::masked_loss::LossKind::Mse,
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! `train --model transformer-m --dataset qm9` and `--init-from`; `pretrain` shares the
+//! size flags ([`super::tm_flags`]) and the pretraining call.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use models::transformer_m::TransformerMConfig;
+use train::transformer_m::{
+    PretrainSpec, Qm9Subset, TmData, TmRunSpec, pretrain_denoising, resolve_init_from,
+    train_transformer_m,
+};
+
+use super::tm_flags::{TmSizeArgs, tm_config};
+use super::{TrainArgs, options};
+use crate::commands::common::PresetArg;
+use crate::commands::engine_args::EngineArgs;
+
+/// `--init-from`: the model file to start from and the configuration to build (see
+/// [`resolve_init_from`]); prints what it loads.
+///
+/// # Errors
+/// Not a pretraining run or model file; a size conflict.
+pub fn resolve_tm_init(
+    init_from: Option<&Path>,
+    model: TransformerMConfig,
+    size: &TmSizeArgs,
+) -> Result<(Option<PathBuf>, TransformerMConfig)> {
+    let Some(p) = init_from else {
+        return Ok((None, model));
+    };
+    let (file, model) = resolve_init_from(p, model, size.overrides().any())
+        .with_context(|| format!("--init-from {}", p.display()))?;
+    println!(
+        "initialising from {} (layers {}, d_model {}, heads {}, kernels {})",
+        file.display(),
+        model.num_layers,
+        model.d_model,
+        model.num_heads,
+        model.num_kernels
+    );
+    Ok((Some(file), model))
+}
+
+/// `train --model transformer-m --dataset qm9`: trains and prints the metrics.
+///
+/// # Errors
+/// Not one QM9 target, a MAT preset, QM9 unavailable, training failures.
+pub fn train_qm9(args: &TrainArgs) -> Result<()> {
+    let shared = &args.shared;
+    let [target] = &shared.targets[..] else {
+        bail!("--model transformer-m --dataset qm9 takes one --target");
+    };
+    if target == "y" {
+        bail!("--dataset qm9 needs --target with a QM9 column, e.g. --target HOMO_LUMO_gap_au");
+    }
+    if matches!(shared.preset, PresetArg::Pretrained) {
+        bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
+    }
+    let cache = mol_featurize::cache::cache_root(shared.cache.clone());
+    let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size);
+    let control = shared.engine.control()?;
+    let device = &shared.engine.main_device()?;
+    let (modes, eval_mode) = args.tm.mode.probabilities();
+    let (init_from, model) = resolve_tm_init(shared.init_from.as_deref(), model, &args.tm.size)?;
+    let spec = TmRunSpec {
+        kind: train::RunKind::TransformerM,
+        data: TmData::Qm9(Qm9Subset {
+            dataset: train::datasets::qm9(&cache, false)?,
+            limit: args.tm.limit,
+            offset: args.tm.offset,
+            subset_seed: 0,
+        }),
+        target_columns: vec![target.clone()],
+        task: train::Task::Regression,
+        loss: args.tm.loss.kind(),
+        units: None,
+        modes,
+        eval_mode,
+        model,
+        train: options(shared, train::transformer_m::WARMUP_FRACTION),
+        init_from,
+        target_mean: Vec::new(),
+        target_std: Vec::new(),
+    };
+    let summary = train_transformer_m(&spec, &shared.out, &control, device)?;
+    println!("{summary}");
+    println!("wrote {}", shared.out.join("metrics.json").display());
+    Ok(())
+}
+
+/// Runs denoising pretraining (conformers cached in `conformer_cache`) and prints the
+/// loss at the start and end.
+///
+/// # Errors
+/// Bad data, devices or settings; pretraining failures.
+pub fn pretrain(
+    spec: PretrainSpec,
+    out: &Path,
+    engine: &EngineArgs,
+    conformer_cache: Option<PathBuf>,
+) -> Result<()> {
+    let control = train::RunControl {
+        conformer_cache,
+        ..engine.control()?
+    };
+    let s = pretrain_denoising(&spec, out, &control, &engine.main_device()?)?;
+    println!(
+        "denoising loss {:.4} (first 10% of steps) -> {:.4} (last 10%) over {} steps on {} \
+         molecules, {:.0} s; wrote {}",
+        s.loss_start,
+        s.loss_end,
+        s.loss.len(),
+        s.n_molecules,
+        s.seconds,
+        out.join("pretrained_model.bpk").display()
+    );
+    Ok(())
+}
