@@ -33,6 +33,7 @@
 
 #![warn(missing_docs)]
 
+pub mod atomic_file;
 pub mod batch;
 pub mod brics;
 pub mod cache;

@@ -129,12 +129,8 @@ pub fn unpack(out: &Path) -> Result<(), DatasetsError> {
         };
         let parent = path.parent().unwrap_or(out);
         std::fs::create_dir_all(parent).map_err(io(parent))?;
-        // A temporary file in the same folder, synced, then renamed: another process
-        // unpacking at the same time, or a crash, never leaves a torn file.
-        let mut tmp = tempfile::NamedTempFile::new_in(parent).map_err(io(parent))?;
-        std::io::Write::write_all(&mut tmp, &bytes).map_err(io(tmp.path()))?;
-        tmp.as_file().sync_all().map_err(io(tmp.path()))?;
-        tmp.persist(&path).map_err(|e| io(&path)(e.error))?;
+        // Another process unpacking at the same time, or a crash, never leaves a torn file.
+        crate::atomic_file::write_atomically(&path, &bytes).map_err(io(&path))?;
     }
     Ok(())
 }

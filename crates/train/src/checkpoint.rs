@@ -7,24 +7,14 @@ use std::path::{Path, PathBuf};
 
 use crate::error::TrainError;
 
-/// Writes a file atomically: a temporary file in the same folder (`tempfile`, unique per
-/// writer, so two processes writing the same file never share one), synced to disk, then
-/// renamed over `path`; a crash leaves the old file or the new one, never a torn one.
+/// Writes a file atomically ([`mol_featurize::atomic_file::write_atomically`]: a temporary
+/// file in the same folder, synced, then renamed over `path`, with `std::fs::write`'s
+/// permissions).
 ///
 /// # Errors
 /// [`TrainError::Io`] naming the path.
 pub fn write_file_atomically(path: &Path, bytes: &[u8]) -> Result<(), TrainError> {
-    use std::io::Write;
-    let io = |e| TrainError::io(path, e);
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    tmp.write_all(bytes).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    mol_featurize::atomic_file::write_atomically(path, bytes).map_err(|e| TrainError::io(path, e))
 }
 
 /// Moves a finished file written elsewhere in `path`'s folder (`written`: a model that Burn

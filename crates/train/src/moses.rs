@@ -32,8 +32,8 @@ pub fn convert_moses(raw_dir: &Path, out_dir: &Path) -> Result<Vec<PathBuf>, Tra
         let reader = BufReader::new(flate2::read::GzDecoder::new(file));
         let target = out_dir.join(format!("{split}.csv"));
         // A temporary file beside the target, synced and renamed over it when whole.
-        let tmp =
-            tempfile::NamedTempFile::new_in(out_dir).map_err(|e| TrainError::io(out_dir, e))?;
+        let tmp = mol_featurize::atomic_file::temp_file_in(out_dir)
+            .map_err(|e| TrainError::io(out_dir, e))?;
         let partial = tmp.path().to_path_buf();
         let mut out = std::io::BufWriter::new(tmp);
         let mut rows = 0usize;

@@ -9,7 +9,7 @@ use crate::error::TrainError;
 use crate::readout::{Readout, read_out};
 
 /// Raw outputs `[n][num_targets]` of `model` (evaluation mode) for `features`: logits
-/// for classification, scaled values for regression (apply [`RunSpec::unscale`]);
+/// for classification, scaled values for regression (apply [`crate::mat::RunSpec::unscale`]);
 /// [`infer_mat`] with [`Readout::Prediction`].
 pub fn predict_raw(
     model: &MatModel,

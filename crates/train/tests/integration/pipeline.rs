@@ -327,7 +327,7 @@ fn classification_with_scaffold_split_reports_roc_auc() {
 }
 
 /// A run.json written before MatConfig's `n_output` became `num_targets` still loads
-/// (predict, explain and export go through `RunSpec::load`), and kinds are checked.
+/// (predict, explain and export read it through `RunSpecFile::load`), and kinds are checked.
 #[test]
 fn run_json_from_before_the_num_targets_rename_loads() {
     let dir = std::env::temp_dir().join(format!("molattn-old-run-{}", std::process::id()));

@@ -35,7 +35,7 @@ pub struct FuzzReport {
     pub failures: Vec<(String, String, String)>,
     /// An input that ran past the per-input budget.
     pub hang: Option<String>,
-    /// The process-level cases ([`super::fuzz_runs`]).
+    /// The process-level cases ([`processes`]).
     pub processes: Vec<processes::Case>,
 }
 

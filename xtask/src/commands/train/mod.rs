@@ -1,7 +1,7 @@
 //! `cargo xtask train`: MAT or Transformer-M on a molecule table (Transformer-M also on
 //! QM9), or the SMILES generator on a SMILES column. `--model` selects the family; each
-//! family's flags live in their own struct ([`args`]), and a flag of the other family is
-//! rejected by clap (the command line is parsed again with the family's flags only).
+//! family's flags live in their own struct ([`args`]), and a flag of another family is
+//! refused by name from the one parse of the command line ([`typed_flags`]).
 
 mod args;
 mod smiles_gpt;
@@ -50,15 +50,21 @@ pub struct TrainArgs {
 pub fn run(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
     let foreign = typed_flags::foreign_flags(args.shared.model, matches);
     if !foreign.is_empty() {
-        clap::Error::raw(
-            clap::error::ErrorKind::UnknownArgument,
-            format!(
-                "{} not a flag of --model {} (cargo xtask train --help lists each family's)\n",
-                foreign.join(", "),
-                super::common::spelling(&args.shared.model)
-            ),
-        )
-        .exit();
+        let (verb, noun) = match foreign.len() {
+            1 => ("is", "a flag"),
+            _ => ("are", "flags"),
+        };
+        TrainArgs::augment_args(clap::Command::new("cargo xtask train"))
+            .error(
+                clap::error::ErrorKind::UnknownArgument,
+                format!(
+                    "{} {verb} not {noun} of --model {} (cargo xtask train --help lists each \
+                     family's)",
+                    foreign.join(", "),
+                    super::common::spelling(&args.shared.model)
+                ),
+            )
+            .exit();
     }
     train(args, matches)
 }

@@ -4,14 +4,12 @@
 use anyhow::{Context, Result, bail};
 use models::MatConfig;
 use train::table_request::{SplitRequest, TableRequest, TargetSelection};
-use train::transformer_m::{
-    SmilesSource, TableSource, TmData, TmRunSpec, train_table_transformer_m,
-};
+use train::transformer_m::{SmilesSource, TableSource, TmData, train_table_transformer_m};
 use train::{RunControl, RunKind, RunSpec, Task, train_run};
 
 use super::args::TaskArg;
 use super::tm_flags::{ModeArg, tm_config};
-use super::transformer_m::resolve_tm_init;
+use super::transformer_m::tm_run_spec;
 use super::{TrainArgs, options, train_members};
 use crate::commands::common::{
     CoordsArg, ModelArg, PresetArg, conformer_cache_dir, featurizer, spelling,
@@ -72,40 +70,25 @@ pub fn train_table(args: &TrainArgs) -> Result<()> {
         ..engine.control()?
     };
     let featurizer = featurizer(coords, shared.seed, args.mat.reference_compat);
-    let device = engine.main_device()?;
     if let ModelArg::TransformerM = shared.model {
         if matches!(shared.preset, PresetArg::Pretrained) {
             bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
         }
         let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size)
             .with_num_targets(targets.len());
-        let (init_from, model) =
-            resolve_tm_init(shared.init_from.as_deref(), model, &args.tm.size)?;
-        let (modes, eval_mode) = args.tm.mode.probabilities();
-        let spec = TmRunSpec {
-            kind: RunKind::TransformerM,
-            data: TmData::Table(TableSource {
-                molecules: SmilesSource {
-                    path: data,
-                    format: source.format.clone(),
-                    smiles_column: shared.smiles_column.clone(),
-                    delimiter: shared.delimiter,
-                    conformer: featurizer.conformer,
-                },
-                split,
-            }),
-            target_columns: targets,
-            task,
-            loss: task.loss(args.tm.loss.kind()),
-            units: shared.units.clone(),
-            modes,
-            eval_mode,
-            model,
-            train: options(shared, train::transformer_m::WARMUP_FRACTION),
-            init_from,
-            target_mean: Vec::new(),
-            target_std: Vec::new(),
-        };
+        let data = TmData::Table(TableSource {
+            molecules: SmilesSource {
+                path: data,
+                format: source.format.clone(),
+                smiles_column: shared.smiles_column.clone(),
+                delimiter: shared.delimiter,
+                conformer: featurizer.conformer,
+            },
+            split,
+        });
+        let labels = (targets, task, shared.units.clone());
+        let spec = tm_run_spec(args, data, labels, model)?;
+        let device = engine.main_device()?;
         return train_members(shared, task, &control, |out, seed| {
             let mut spec = spec.clone();
             spec.train.seed = seed;
@@ -138,6 +121,7 @@ pub fn train_table(args: &TrainArgs) -> Result<()> {
         target_std: Vec::new(),
         pretrained: args.mat.pretrained.clone(),
     };
+    let device = engine.main_device()?;
     train_members(shared, task, &control, |out, seed| {
         let mut spec = spec.clone();
         spec.train.seed = seed;

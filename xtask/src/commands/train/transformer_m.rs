@@ -56,36 +56,57 @@ pub fn train_qm9(args: &TrainArgs) -> Result<()> {
     if matches!(shared.preset, PresetArg::Pretrained) {
         bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
     }
-    let cache = mol_featurize::cache::cache_root(shared.cache.clone());
+    let dataset = train::datasets::qm9(
+        &mol_featurize::cache::cache_root(shared.cache.clone()),
+        false,
+    )?;
     let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size);
     let control = shared.engine.control()?;
     let device = &shared.engine.main_device()?;
-    let (modes, eval_mode) = args.tm.mode.probabilities();
-    let (init_from, model) = resolve_tm_init(shared.init_from.as_deref(), model, &args.tm.size)?;
-    let spec = TmRunSpec {
-        kind: train::RunKind::TransformerM,
-        data: TmData::Qm9(Qm9Subset {
-            dataset: train::datasets::qm9(&cache, false)?,
-            limit: args.tm.limit,
-            offset: args.tm.offset,
-            subset_seed: 0,
-        }),
-        target_columns: vec![target.clone()],
-        task: train::Task::Regression,
-        loss: args.tm.loss.kind(),
-        units: None,
-        modes,
-        eval_mode,
-        model,
-        train: options(shared, train::transformer_m::WARMUP_FRACTION),
-        init_from,
-        target_mean: Vec::new(),
-        target_std: Vec::new(),
-    };
+    let data = TmData::Qm9(Qm9Subset {
+        dataset,
+        limit: args.tm.limit,
+        offset: args.tm.offset,
+        subset_seed: 0,
+    });
+    let labels = (vec![target.clone()], train::Task::Regression, None);
+    let spec = tm_run_spec(args, data, labels, model)?;
     let summary = train_transformer_m(&spec, &shared.out, &control, device)?;
     println!("{summary}");
     println!("wrote {}", shared.out.join("metrics.json").display());
     Ok(())
+}
+
+/// The spec of a Transformer-M run on `data` with `(target columns, task, units)` and the
+/// preset `model`: `--mode`, `--loss` (for the task), `--init-from` (which may replace the
+/// size) and the optimisation flags applied.
+///
+/// # Errors
+/// `--init-from` is not a pretraining run or model file, or conflicts with the size.
+pub(super) fn tm_run_spec(
+    args: &TrainArgs,
+    data: TmData,
+    (target_columns, task, units): (Vec<String>, train::Task, Option<String>),
+    model: TransformerMConfig,
+) -> Result<TmRunSpec> {
+    let (init_from, model) =
+        resolve_tm_init(args.shared.init_from.as_deref(), model, &args.tm.size)?;
+    let (modes, eval_mode) = args.tm.mode.probabilities();
+    Ok(TmRunSpec {
+        kind: train::RunKind::TransformerM,
+        data,
+        target_columns,
+        task,
+        loss: task.loss(args.tm.loss.kind()),
+        units,
+        modes,
+        eval_mode,
+        model,
+        train: options(&args.shared, train::transformer_m::WARMUP_FRACTION),
+        init_from,
+        target_mean: Vec::new(),
+        target_std: Vec::new(),
+    })
 }
 
 /// Runs denoising pretraining (conformers cached in `conformer_cache`) and prints the
