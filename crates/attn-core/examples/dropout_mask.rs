@@ -11,6 +11,7 @@ use std::time::Instant;
 use burn::nn::DropoutConfig;
 use burn::prelude::*;
 
+#[allow(clippy::disallowed_methods)] // Burn's dropout is what this example measures
 fn main() {
     let device = Device::flex().autodiff();
     let layer = DropoutConfig::new(0.1).init();

@@ -106,6 +106,17 @@ impl BiasedMultiHeadAttentionConfig {
     }
 }
 
+/// The ways [`BiasedMultiHeadAttention::forward_heads_first`] computes the op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// Our fused kernel (flex, f32, additive bias).
+    Fused,
+    /// Burn's `attention` module op (inference, additive bias, a mask).
+    BurnAttention,
+    /// The explicit ops of the formula.
+    Explicit,
+}
+
 impl BiasedMultiHeadAttention {
     /// Applies biased self-attention.
     ///
@@ -127,77 +138,100 @@ impl BiasedMultiHeadAttention {
 
     /// [`BiasedMultiHeadAttention::forward`] with the bias already laid out
     /// `[B, H, N, N]` (as Graphormer's encoders build it), saving a permute.
-    pub fn forward_heads_first(
-        &self,
-        x: Tensor<3>,
-        attn_bias: Option<Tensor<4>>,
-        attn_mask: Option<Tensor<3, Bool>>,
-    ) -> Tensor<3> {
-        self.forward_heads_first_with_weights(x, attn_bias, attn_mask)
-            .0
-    }
-
-    /// [`BiasedMultiHeadAttention::forward_heads_first`] through a fused attention
-    /// kernel where one applies:
+    ///
+    /// The one entry of this op: it picks the path by backend, dtype and autodiff, and
+    /// every path computes the same function (the formula above; fully masked query rows
+    /// exactly 0, with gradient 0):
     /// - f32 on the CPU backend (flex) with an additive bias: ours
     ///   ([`crate::fused_attention()`]: one pass per molecule over
     ///   `softmax(QK^T / sqrt(d_k) + bias)` and `V`, forward and backward, with this
     ///   layer's dropout), for training and inference;
     /// - otherwise, without autodiff, an additive bias and a mask: Burn's
     ///   `burn::tensor::module::attention` (inference: no dropout);
-    /// - everything else: the explicit ops of `forward_heads_first` (dropout, fully masked
-    ///   rows zeroed).
-    ///
-    /// With a fused kernel every query row must keep at least one unmasked key (true of a
-    /// key padding mask with a graph token): such a row is not zeroed there, and would be
-    /// NaN in Burn's kernel.
-    pub fn forward_heads_first_fused(
+    /// - everything else: the explicit ops (dropout included).
+    pub fn forward_heads_first(
         &self,
         x: Tensor<3>,
         attn_bias: Option<Tensor<4>>,
         attn_mask: Option<Tensor<3, Bool>>,
     ) -> Tensor<3> {
-        if !self.multiplicative && crate::flex_data::on_flex_f32(&x) {
-            let q = crate::linear(&self.q_proj, x.clone());
-            let k = crate::linear(&self.k_proj, x.clone());
-            let v = crate::linear(&self.v_proj, x);
-            let cfg = crate::FusedAttention {
-                num_heads: self.num_heads,
-                scale: (self.d_k as f64).powf(-0.5) as f32,
-                softmax_weight: 1.0,
-            };
-            let inputs = crate::FusedAttentionInputs {
-                attn_bias,
-                attn_mask,
-                p_mix: None,
-                dropout: Some(&self.dropout),
-            };
-            let out = crate::fused_attention(cfg, q, k, v, inputs)
-                .expect("the fused kernel takes f32 on flex");
-            return crate::linear(&self.out_proj, out);
+        let path = self.path(&x, attn_mask.is_some());
+        self.forward_on(path, x, attn_bias, attn_mask)
+    }
+
+    /// The path [`BiasedMultiHeadAttention::forward_heads_first`] takes for `x`.
+    fn path(&self, x: &Tensor<3>, masked: bool) -> Path {
+        if self.multiplicative {
+            Path::Explicit
+        } else if crate::flex_data::on_flex_f32(x) {
+            Path::Fused
+        } else if masked && !x.is_autodiff() {
+            Path::BurnAttention
+        } else {
+            Path::Explicit
         }
-        let Some(mask) = attn_mask
-            .clone()
-            .filter(|_| !self.multiplicative && !x.is_autodiff())
-        else {
-            return self.forward_heads_first(x, attn_bias, attn_mask);
-        };
+    }
+
+    /// [`BiasedMultiHeadAttention::forward_heads_first`] on a given path (tests compare
+    /// the paths), fully masked query rows zeroed on each.
+    fn forward_on(
+        &self,
+        path: Path,
+        x: Tensor<3>,
+        attn_bias: Option<Tensor<4>>,
+        attn_mask: Option<Tensor<3, Bool>>,
+    ) -> Tensor<3> {
         let [b, n, d] = x.dims();
-        let h = self.num_heads;
-        let heads = |t: Tensor<3>| t.reshape([b, n, h, self.d_k]).swap_dims(1, 2);
-        let q = heads(crate::linear(&self.q_proj, x.clone()));
-        let k = heads(crate::linear(&self.k_proj, x.clone()));
-        let v = heads(crate::linear(&self.v_proj, x));
-        let mask = mask.reshape([b, 1, n, n]).expand([b, h, n, n]);
-        let out = burn::tensor::module::attention(
-            q,
-            k,
-            v,
-            Some(mask),
-            attn_bias,
-            burn::tensor::ops::AttentionModuleOptions::default(),
-        );
-        crate::linear(&self.out_proj, out.swap_dims(1, 2).reshape([b, n, d]))
+        let row_masked = attn_mask.as_ref().map(|mask| mask.clone().all_dim(2));
+        let out = match path {
+            Path::Explicit => {
+                return self
+                    .forward_heads_first_with_weights(x, attn_bias, attn_mask)
+                    .0;
+            }
+            Path::Fused => {
+                let q = crate::linear(&self.q_proj, x.clone());
+                let k = crate::linear(&self.k_proj, x.clone());
+                let v = crate::linear(&self.v_proj, x);
+                let cfg = crate::FusedAttention {
+                    num_heads: self.num_heads,
+                    scale: (self.d_k as f64).powf(-0.5) as f32,
+                    softmax_weight: 1.0,
+                };
+                let inputs = crate::FusedAttentionInputs {
+                    attn_bias,
+                    attn_mask,
+                    p_mix: None,
+                    dropout: Some(&self.dropout),
+                };
+                let out = crate::fused_attention(cfg, q, k, v, inputs)
+                    .expect("the fused kernel takes f32 on flex");
+                crate::linear(&self.out_proj, out)
+            }
+            Path::BurnAttention => {
+                let h = self.num_heads;
+                let heads = |t: Tensor<3>| t.reshape([b, n, h, self.d_k]).swap_dims(1, 2);
+                let q = heads(crate::linear(&self.q_proj, x.clone()));
+                let k = heads(crate::linear(&self.k_proj, x.clone()));
+                let v = heads(crate::linear(&self.v_proj, x));
+                let mask = attn_mask.map(|m| m.reshape([b, 1, n, n]).expand([b, h, n, n]));
+                let out = burn::tensor::module::attention(
+                    q,
+                    k,
+                    v,
+                    mask,
+                    attn_bias,
+                    burn::tensor::ops::AttentionModuleOptions::default(),
+                );
+                crate::linear(&self.out_proj, out.swap_dims(1, 2).reshape([b, n, d]))
+            }
+        };
+        // A fully masked row: a uniform average on the fused path, NaN in Burn's kernel;
+        // 0 here as on the explicit path (the mask_fill also stops its gradient).
+        match row_masked {
+            Some(rows) => out.mask_fill(rows.expand([b, n, d]), 0.0),
+            None => out,
+        }
     }
 
     /// [`BiasedMultiHeadAttention::forward_heads_first`], also returning the attention
@@ -399,11 +433,8 @@ mod tests {
                 x.clone().detach().require_grad(),
                 bias.clone().detach().require_grad(),
             );
-            let y = if fused {
-                m.forward_heads_first_fused(x.clone(), Some(bias.clone()), Some(mask.clone()))
-            } else {
-                m.forward_heads_first(x.clone(), Some(bias.clone()), Some(mask.clone()))
-            };
+            let path = if fused { Path::Fused } else { Path::Explicit };
+            let y = m.forward_on(path, x.clone(), Some(bias.clone()), Some(mask.clone()));
             let grads = (y.clone() * y.clone()).sum().backward();
             [
                 y.inner().into_data(),
@@ -414,6 +445,65 @@ mod tests {
         for (f, e) in run(true).iter().zip(&run(false)) {
             f.assert_approx_eq::<f32>(e, Tolerance::rel_abs(1e-4, 1e-5));
         }
+    }
+
+    /// One semantics on every path: with a fully masked query row (molecule 1's atoms 3
+    /// and 4 see no key), the fused kernel, Burn's attention op and the explicit ops give
+    /// the same output, 0 on that row; under autodiff the fused and explicit paths also
+    /// give the same finite gradients, 0 for the masked atoms' features.
+    #[test]
+    fn every_path_zeroes_a_fully_masked_row() {
+        use burn::tensor::Tolerance;
+        let dev = Device::flex().autodiff();
+        dev.seed(11);
+        let (b, n, d) = (2, 5, 16);
+        let mut m = BiasedMultiHeadAttentionConfig::new(d, 4)
+            .with_dropout(0.0)
+            .init(&dev);
+        // A non-zero output bias (a fresh leaf): an unzeroed masked row would show it.
+        m.out_proj.bias = Some(Param::from_tensor(Tensor::full([d], 0.3, &dev)));
+        let x = Tensor::<3>::random([b, n, d], Distribution::Normal(0.0, 1.0), &dev);
+        let bias = Tensor::<4>::random([b, 4, n, n], Distribution::Normal(0.0, 1.0), &dev);
+        let mask: Vec<bool> = (0..b * n * n)
+            .map(|p| {
+                let (g, i, j) = (p / (n * n), (p / n) % n, p % n);
+                g == 1 && (i >= 3 || j >= 3)
+            })
+            .collect();
+        let mask = Tensor::<3, Bool>::from_data(TensorData::new(mask, [b, n, n]), &dev);
+        let run = |path: Path| {
+            let (x, bias) = (
+                x.clone().detach().require_grad(),
+                bias.clone().detach().require_grad(),
+            );
+            let y = m.forward_on(path, x.clone(), Some(bias.clone()), Some(mask.clone()));
+            let grads = (y.clone() * y.clone()).sum().backward();
+            [y.inner().into_data(), x.grad(&grads).unwrap().into_data()]
+        };
+        let [fused, fused_grad] = run(Path::Fused);
+        let [explicit, explicit_grad] = run(Path::Explicit);
+        let inner = m.valid();
+        let burn = inner
+            .forward_on(
+                Path::BurnAttention,
+                x.inner(),
+                Some(bias.inner()),
+                Some(mask.inner()),
+            )
+            .into_data();
+        let tol = Tolerance::rel_abs(1e-4, 1e-5);
+        fused.assert_approx_eq::<f32>(&explicit, tol);
+        burn.assert_approx_eq::<f32>(&explicit, tol);
+        fused_grad.assert_approx_eq::<f32>(&explicit_grad, tol);
+        let masked_rows = (n + 3) * d..;
+        for out in [&fused, &explicit, &burn] {
+            let v = out.try_to_vec::<f32>().unwrap();
+            assert!(v[masked_rows.clone()].iter().all(|&e| e == 0.0), "{v:?}");
+            assert!(v[..(n + 3) * d].iter().all(|&e| e != 0.0));
+        }
+        let g = fused_grad.try_to_vec::<f32>().unwrap();
+        assert!(g.iter().all(|e| e.is_finite()));
+        assert!(g[masked_rows].iter().all(|&e| e == 0.0), "{g:?}");
     }
 
     #[test]

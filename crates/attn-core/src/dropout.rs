@@ -29,6 +29,7 @@ pub const CHUNK: usize = 1 << 14;
 /// unchanged. The mask is a constant of the autodiff graph (gradients flow through the kept
 /// elements, scaled). On flex the mask comes from [`mask`]; elsewhere from
 /// `Dropout::forward`.
+#[allow(clippy::disallowed_methods)] // the entry itself: Burn's op is its fallback
 pub fn dropout<const D: usize>(layer: &Dropout, x: Tensor<D>) -> Tensor<D> {
     let device = x.device();
     if !is_active(layer, &device) || device.clone().without_autodiff() != Device::flex() {

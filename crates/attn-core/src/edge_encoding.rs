@@ -237,6 +237,7 @@ fn tracked(t: AdTensor, edges: Edges) -> AdTensor {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // Burn's own op is the reference
 mod tests {
     use super::*;
     use burn::tensor::{Distribution, Tolerance};

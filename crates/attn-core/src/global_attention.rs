@@ -11,7 +11,9 @@ use burn::module::Param;
 use burn::nn::Initializer;
 use burn::prelude::*;
 use burn::tensor::FloatDType;
-use burn::tensor::activation::{sigmoid, softmax};
+use burn::tensor::activation::sigmoid;
+
+use crate::softmax::softmax_last;
 
 /// Scale of the additive mask bias `MASK_BIAS * (mask - 1)` (AlphaFold: `1e9`).
 ///
@@ -163,28 +165,22 @@ impl GlobalAttention {
         let q_avg = (q_data.clone() * present_rows.clone()).sum_dim(1)
             / present_rows.sum_dim(1).add_scalar(MASK_MEAN_EPS); // [B, 1, c_in]
         let query_w = self.query_w.val().cast(float_dtype).reshape([c_in, h * c]);
-        let q = q_avg
-            .reshape([b, c_in])
-            .matmul(query_w)
+        let q = crate::matmul(q_avg.reshape([b, c_in]), query_w)
             .mul_scalar((c as f64).powf(-0.5))
             .reshape([b, h, c]);
 
         let rows = m_data.reshape([b * k, c_in]);
-        let keys = rows
-            .clone()
-            .matmul(self.key_w.val().cast(float_dtype))
-            .reshape([b, k, c]);
-        let values = rows
-            .matmul(self.value_w.val().cast(float_dtype))
-            .reshape([b, k, c]);
+        let keys =
+            crate::matmul(rows.clone(), self.key_w.val().cast(float_dtype)).reshape([b, k, c]);
+        let values = crate::matmul(rows, self.value_w.val().cast(float_dtype)).reshape([b, k, c]);
 
         let bias = present
             .sub_scalar(1.0)
             .mul_scalar(MASK_BIAS)
             .reshape([b, 1, k]);
-        let logits = q.matmul(keys.swap_dims(1, 2)) + bias; // [B, H, K]
-        let weights = softmax(logits.cast(FloatDType::F32), 2).cast(float_dtype);
-        let attended = weights.matmul(values).reshape([b, 1, h * c]); // [B, 1, H*c]
+        let logits = crate::matmul(q, keys.swap_dims(1, 2)) + bias; // [B, H, K]
+        let weights = softmax_last(logits.cast(FloatDType::F32)).cast(float_dtype);
+        let attended = crate::matmul(weights, values).reshape([b, 1, h * c]); // [B, 1, H*c]
 
         let output_w = self
             .output_w
@@ -195,21 +191,17 @@ impl GlobalAttention {
         match (&self.gating_w, &self.gating_b) {
             (Some(gating_w), Some(gating_b)) => {
                 let gate = sigmoid(
-                    q_data
-                        .reshape([b * k, c_in])
-                        .matmul(gating_w.val().cast(float_dtype).reshape([c_in, h * c]))
-                        + gating_b.val().cast(float_dtype).reshape([1, h * c]),
+                    crate::matmul(
+                        q_data.reshape([b * k, c_in]),
+                        gating_w.val().cast(float_dtype).reshape([c_in, h * c]),
+                    ) + gating_b.val().cast(float_dtype).reshape([1, h * c]),
                 )
                 .reshape([b, k, h * c]);
-                (gate * attended)
-                    .reshape([b * k, h * c])
-                    .matmul(output_w)
+                crate::matmul((gate * attended).reshape([b * k, h * c]), output_w)
                     .add(output_b)
                     .reshape([b, k, c_out])
             }
-            _ => attended
-                .reshape([b, h * c])
-                .matmul(output_w)
+            _ => crate::matmul(attended.reshape([b, h * c]), output_w)
                 .add(output_b)
                 .reshape([b, 1, c_out])
                 .expand([b, k, c_out]),

@@ -24,6 +24,7 @@ use burn::backend::autodiff::checkpoint::strategy::NoCheckpointing;
 use burn::backend::autodiff::grads::Gradients;
 use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
 use burn::backend::{Autodiff, Flex};
+use burn::nn::LayerNorm;
 use burn::prelude::*;
 use burn_flex::FlexTensor;
 use rayon::prelude::*;
@@ -89,6 +90,23 @@ pub fn layer_norm<const D: usize>(
     };
     let (y, _) = forward(&contiguous(x), &contiguous(gamma), &contiguous(beta), kind);
     Some(Tensor::from_primitive::<Flex>(y))
+}
+
+/// `norm.forward(x)` for Burn's `LayerNorm` made with epsilon `eps` (Burn keeps its
+/// epsilon private, so the caller passes the one it built the layer with):
+/// `gamma * (x - mean) / sqrt(var + eps) + beta` over the last dimension, `x: [..., d]`,
+/// the same shape back. The one entry of this op: on flex (f32) the fused op of the
+/// module documentation ([`layer_norm()`] with [`RowNorm::Standard`]), elsewhere, or for
+/// a layer without `beta`, Burn's own.
+///
+/// # Panics
+/// If the last dimension of `x` is not the layer's `d_model`.
+#[allow(clippy::disallowed_methods)] // the entry itself: Burn's op is its fallback
+pub fn apply_layer_norm<const D: usize>(norm: &LayerNorm, eps: f64, x: Tensor<D>) -> Tensor<D> {
+    let beta = norm.beta.as_ref().map(|b| b.val());
+    let kind = RowNorm::Standard { eps };
+    beta.and_then(|beta| layer_norm(x.clone(), norm.gamma.val(), beta, kind))
+        .unwrap_or_else(|| norm.forward(x))
 }
 
 /// Per row: the mean, `s`, and the backward coefficient `k`.

@@ -10,6 +10,13 @@
 //! filled with the finite [`mask::MASKED_LOGIT`] rather than `-inf`, so a row whose keys
 //! are all masked still gives finite probabilities and finite gradients (no NaN).
 //!
+//! # One entry per op
+//! Models call this crate's entry for each op that has a fast path ([`linear()`],
+//! [`matmul()`], [`dropout()`], [`gelu()`], [`apply_layer_norm()`],
+//! [`softmax::softmax_last()`], the attention modules); the entry picks the path by
+//! backend, dtype and autodiff, with one semantics on every path. `clippy.toml` in this
+//! crate and in `models` disallows Burn's own versions of these ops outside the entries.
+//!
 //! Contents:
 //! - [`MoleculeAttention`]: MAT molecule self-attention (Maziarka et al. 2020, Eq. 2).
 //! - [`MatLayerNorm`], [`ScaleNorm`], [`MatNorm`]: MAT's normalisation layers.
@@ -23,7 +30,8 @@
 //! - [`gaussian_basis()`]: Gaussian basis functions of pair distances (Transformer-M's 3D
 //!   channel) as one fused op each way on the CPU.
 //! - [`gelu()`]: exact GELU, vectorised and multi-threaded each way on the CPU.
-//! - [`layer_norm()`]: layer norm (torch's or MAT's) as one fused op each way on the CPU.
+//! - [`layer_norm()`]: layer norm (torch's or MAT's) as one fused op each way on the CPU;
+//!   [`apply_layer_norm()`] for Burn's `LayerNorm` module.
 //! - [`matmul()`], [`linear()`]: matrix products through a run-time BLAS on the CPU backend.
 //! - [`PackedBatch`], [`PackedInputs`], [`fused_attention_packed()`]: a padded batch
 //!   without its padding rows, and MAT attention on it (the padding is not computed).
@@ -65,7 +73,7 @@ pub use fused_attention::{
 pub use gaussian_basis::gaussian_basis;
 pub use gelu::gelu;
 pub use global_attention::{GlobalAttention, GlobalAttentionConfig};
-pub use layer_norm::{RowNorm, layer_norm};
+pub use layer_norm::{RowNorm, apply_layer_norm, layer_norm};
 pub use matmul::{linear, matmul};
 pub use molecule_attention::{
     DistanceKernel, MoleculeAttention, MoleculeAttentionConfig, PreparedInputs,

@@ -29,6 +29,7 @@ use crate::flex_data::{AdTensor, on_flex_f32};
 /// # Panics
 /// As Burn's `matmul`, when the shapes do not multiply (`k` differs, or batch dimensions
 /// that neither match nor broadcast).
+#[allow(clippy::disallowed_methods)] // the entry itself: Burn's op is its fallback
 pub fn matmul<const D: usize>(lhs: Tensor<D>, rhs: Tensor<D>) -> Tensor<D> {
     let Some(blas) = blas_for(&lhs) else {
         return lhs.matmul(rhs);
@@ -60,6 +61,7 @@ pub fn matmul<const D: usize>(lhs: Tensor<D>, rhs: Tensor<D>) -> Tensor<D> {
 /// # Panics
 /// When the last dimension of `x` is not the layer's `d_input` (in the product's shape
 /// check).
+#[allow(clippy::disallowed_methods)] // the entry itself: Burn's op is its fallback
 pub fn linear<const D: usize>(layer: &Linear, x: Tensor<D>) -> Tensor<D> {
     if D < 2 {
         return layer.forward(x);
@@ -175,6 +177,7 @@ fn tracked(blas: &'static Blas, lhs: AdTensor, rhs: AdTensor) -> AdTensor {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // Burn's own op is the reference
 mod tests {
     use super::*;
     use burn::tensor::{Distribution, TensorData, Tolerance};

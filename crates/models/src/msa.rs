@@ -82,10 +82,12 @@ impl MsaColumnGlobalAttention {
     pub fn forward(&self, msa_act: Tensor<3>, msa_padding_mask: Tensor<2, Bool>) -> Tensor<3> {
         let dtype = FloatDType::from(msa_act.dtype());
         let columns = msa_act.swap_dims(0, 1); // [N_res, N_seq, c_m]
-        let normed = self
-            .query_norm
-            .forward(columns.cast(FloatDType::F32))
-            .cast(dtype);
+        let normed = attn_core::apply_layer_norm(
+            &self.query_norm,
+            self.layer_norm_eps,
+            columns.cast(FloatDType::F32),
+        )
+        .cast(dtype);
         let mask = msa_padding_mask.swap_dims(0, 1);
         self.attention
             .forward(normed.clone(), normed, mask)

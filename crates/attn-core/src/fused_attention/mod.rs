@@ -51,6 +51,7 @@ use packed::uniform_spans;
 mod molecule;
 mod packed;
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // Burn's own ops are the reference
 mod tests;
 
 /// The sizes and scalars of one fused attention call.

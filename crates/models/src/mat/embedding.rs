@@ -26,6 +26,6 @@ impl Embedding {
 
     /// `[B, N, d_atom] -> [B, N, d_model]`.
     pub fn forward(&self, node_features: Tensor<3>) -> Tensor<3> {
-        attn_core::dropout(&self.dropout, self.lut.forward(node_features))
+        attn_core::dropout(&self.dropout, attn_core::linear(&self.lut, node_features))
     }
 }

@@ -90,13 +90,10 @@ impl EncoderLayer {
         attn_bias: Tensor<4>,
         attn_mask: Tensor<3, Bool>,
     ) -> Tensor<3> {
-        // A fused attention kernel where one applies, the same math (the graph token keeps
-        // every query row unmasked): ours on the CPU (f32), training included; Burn's for
-        // inference elsewhere; under autodiff otherwise the explicit ops, with dropout
-        // (BiasedMultiHeadAttention::forward_heads_first_fused).
+        // The op picks its path (a fused kernel on the CPU, training included).
         let attend = |h: Tensor<3>| {
             self.self_attn
-                .forward_heads_first_fused(h, Some(attn_bias), Some(attn_mask))
+                .forward_heads_first(h, Some(attn_bias), Some(attn_mask))
         };
         self.residual_blocks(x, attend, |h| attn_core::dropout(&self.dropout, h))
     }

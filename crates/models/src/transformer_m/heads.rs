@@ -71,10 +71,8 @@ pub struct RegressionHead {
 impl RegressionHead {
     /// `[B, d]` graph-token states to `[B, num_targets]`.
     pub fn forward(&self, token: Tensor<2>) -> Tensor<2> {
-        self.out.forward(apply_layer_norm(
-            &self.layer_norm,
-            gelu(self.dense.forward(token)),
-        ))
+        let hidden = gelu(attn_core::linear(&self.dense, token));
+        attn_core::linear(&self.out, apply_layer_norm(&self.layer_norm, hidden))
     }
 }
 
@@ -124,16 +122,15 @@ impl DenoisingHead {
             .mul_scalar((dk as f64).powf(-0.5));
         let k = heads(attn_core::linear(&self.k_proj, atoms.clone()));
         let v = heads(attn_core::linear(&self.v_proj, atoms));
-        let probs = self.dropout.forward(attn_core::softmax::softmax_last(
-            attn_core::matmul(q, k.swap_dims(2, 3)) + attn_bias,
-        )); // [B,H,N,N]
+        let probs = attn_core::dropout(
+            &self.dropout,
+            attn_core::softmax::softmax_last(attn_core::matmul(q, k.swap_dims(2, 3)) + attn_bias),
+        ); // [B,H,N,N]
         // [B, H, 3, N, N]: weights times each component of the unit vectors.
         let rot = probs.reshape([b, h, 1, n, n])
             * delta_pos.permute([0, 3, 1, 2]).reshape([b, 1, 3, n, n]);
         let v = v.reshape([b, h, 1, n, dk]).expand([b, h, 3, n, dk]);
-        let out = rot
-            .reshape([b, h * 3, n, n])
-            .matmul(v.reshape([b, h * 3, n, dk]))
+        let out = attn_core::matmul(rot.reshape([b, h * 3, n, n]), v.reshape([b, h * 3, n, dk]))
             .reshape([b, h, 3, n, dk])
             .permute([0, 3, 2, 1, 4])
             .reshape([b, n, 3, d]);
@@ -144,9 +141,9 @@ impl DenoisingHead {
         };
         Tensor::cat(
             vec![
-                self.force_proj1.forward(axis(0)),
-                self.force_proj2.forward(axis(1)),
-                self.force_proj3.forward(axis(2)),
+                attn_core::linear(&self.force_proj1, axis(0)),
+                attn_core::linear(&self.force_proj2, axis(1)),
+                attn_core::linear(&self.force_proj3, axis(2)),
             ],
             2,
         )

@@ -105,15 +105,10 @@ pub(crate) fn layer_norm(d: usize, device: &Device) -> LayerNorm {
 }
 
 /// `norm.forward(x)` for a LayerNorm made by [`layer_norm`] (epsilon
-/// `LAYER_NORM_EPS`): on flex one fused op each way ([`attn_core::layer_norm()`]),
-/// elsewhere Burn's. `x: [..., d]`, the same shape back.
+/// `LAYER_NORM_EPS`) through [`attn_core::apply_layer_norm()`]. `x: [..., d]`, the same
+/// shape back.
 pub(crate) fn apply_layer_norm<const D: usize>(norm: &LayerNorm, x: Tensor<D>) -> Tensor<D> {
-    let beta = norm.beta.as_ref().map(|b| b.val());
-    let kind = attn_core::RowNorm::Standard {
-        eps: LAYER_NORM_EPS,
-    };
-    beta.and_then(|beta| attn_core::layer_norm(x.clone(), norm.gamma.val(), beta, kind))
-        .unwrap_or_else(|| norm.forward(x))
+    attn_core::apply_layer_norm(norm, LAYER_NORM_EPS, x)
 }
 
 /// A table with a padding row in the original (`padding_idx = 0`: zeroed by apply_init,

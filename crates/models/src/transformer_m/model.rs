@@ -135,9 +135,7 @@ impl TransformerM {
         let s3 = batch.use_3d.clone().reshape([b, 1, 1, 1]);
         let (psi, bias_3d, unit) = self.channel_3d(batch);
         let k = psi.dims()[3];
-        let atom_3d = self
-            .atom_proj_3d
-            .forward(psi.sum_dim(2).reshape([b, n, k]))
+        let atom_3d = attn_core::linear(&self.atom_proj_3d, psi.sum_dim(2).reshape([b, n, k]))
             .mul_scalar(ATOM_3D_SCALE);
         let atoms = self.atom_features(batch) + atom_3d * s3.clone().reshape([b, 1, 1]);
         let d = atoms.dims()[2];
