@@ -64,6 +64,7 @@ pub mod plot;
 pub mod predict;
 pub mod predict_stream;
 pub mod qm9;
+pub mod qm9_table;
 pub mod readout;
 pub mod report;
 pub mod run_compat;

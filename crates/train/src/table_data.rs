@@ -5,7 +5,8 @@
 //!   row identity from the record's title or a data field, coordinates from its
 //!   conformers;
 //! - XYZ files (a folder, or a text file listing them) with a labels CSV keyed by file
-//!   name, whose SMILES column gives the bonds that XYZ lacks.
+//!   name, whose SMILES column gives the bonds that XYZ lacks;
+//! - a QM9 subset with its DFT geometries ([`crate::qm9_table`]).
 //!
 //! Every record is one row, in file order, so split files index records as they index
 //! CSV rows. A record that cannot be read keeps its row and is reported with its index,
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{MoleculeTable, parse_labels};
 use crate::error::TrainError;
+use crate::qm9_table::{Qm9Subset, read_qm9_table};
 use crate::xyz_table::record_error;
 
 /// Features of every row (`None` where skipped) and the featurization report.
@@ -49,6 +51,16 @@ pub enum MoleculeFormat {
         labels: PathBuf,
         /// Its column of XYZ file names (with or without `.xyz`).
         file_column: String,
+    },
+    /// A QM9 subset with its DFT geometries ([`crate::qm9_table`]): the data path is the
+    /// converted dataset's folder.
+    Qm9 {
+        /// Molecules used (all when `None`).
+        limit: Option<usize>,
+        /// Start position in the shuffled order.
+        offset: usize,
+        /// Seed of the shuffle.
+        subset_seed: u64,
     },
 }
 
@@ -162,6 +174,30 @@ impl TableData {
 }
 
 impl MoleculeSource {
+    /// The molecules of a QM9 subset.
+    pub fn qm9(subset: &Qm9Subset) -> Self {
+        MoleculeSource {
+            path: subset.dataset.clone(),
+            format: MoleculeFormat::Qm9 {
+                limit: subset.limit,
+                offset: subset.offset,
+                subset_seed: subset.subset_seed,
+            },
+            smiles_column: "smiles".into(),
+            delimiter: ',',
+        }
+    }
+
+    /// The files a run on these molecules reads, whose hashes a resume must match: the
+    /// data file and XYZ labels (QM9 is a fixed dataset; its subset is part of the spec).
+    pub fn data_files(&self) -> Vec<&Path> {
+        match &self.format {
+            MoleculeFormat::Qm9 { .. } => Vec::new(),
+            MoleculeFormat::Xyz { labels, .. } => vec![self.path.as_path(), labels.as_path()],
+            _ => vec![self.path.as_path()],
+        }
+    }
+
     /// Reads the molecules and the `target_columns` (SDF: data fields; none for
     /// prediction).
     ///
@@ -182,6 +218,23 @@ impl MoleculeSource {
             }),
             MoleculeFormat::Sdf { id_field } => {
                 read_sdf_table(&self.path, id_field.as_deref(), target_columns)
+            }
+            MoleculeFormat::Qm9 {
+                limit,
+                offset,
+                subset_seed,
+            } => {
+                let subset = Qm9Subset {
+                    dataset: self.path.clone(),
+                    limit: *limit,
+                    offset: *offset,
+                    subset_seed: *subset_seed,
+                };
+                let (table, structures) = read_qm9_table(&subset, target_columns)?;
+                Ok(TableData {
+                    table,
+                    structures: Some(structures),
+                })
             }
             MoleculeFormat::Xyz {
                 labels,

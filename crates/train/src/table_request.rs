@@ -99,10 +99,10 @@ impl TableRequest {
                         labels,
                         file_column,
                     } => (labels.as_path(), Some(file_column)),
-                    MoleculeFormat::Sdf { .. } => {
+                    MoleculeFormat::Sdf { .. } | MoleculeFormat::Qm9 { .. } => {
                         return Err(TrainError::Invalid(
-                            "--targets-from selects CSV columns; name SDF data fields with \
-                             --target"
+                            "--targets-from selects CSV columns; name SDF data fields (or \
+                             QM9 columns) with --target"
                                 .into(),
                         ));
                     }

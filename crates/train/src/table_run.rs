@@ -2,8 +2,10 @@
 //! (conformer cache, skip report), drop unlabelled rows, split, standardise regression
 //! targets, train on the engine, evaluate every part, write `metrics.json`,
 //! `test_predictions.csv` and `curves.png`. MAT ([`crate::mat`]) and Transformer-M
-//! ([`crate::transformer_m::train_table_transformer_m`]) bring only what differs: their
-//! featurizer, their engine fit and their batched inference ([`TableFamily`]).
+//! ([`crate::transformer_m::train_transformer_m`]) bring only what differs: their
+//! featurizer, their engine fit and their batched inference ([`TableFamily`]). The table
+//! is any [`crate::table_data::MoleculeSource`]: a delimited file, an SDF, XYZ files, or a
+//! QM9 subset.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -108,10 +110,7 @@ impl TableInput {
     /// The files the run reads (molecules, XYZ labels, split file), whose hashes a
     /// resume must match.
     fn data_files(&self) -> Vec<&Path> {
-        let mut files = vec![self.source.path.as_path()];
-        if let crate::table_data::MoleculeFormat::Xyz { labels, .. } = &self.source.format {
-            files.push(labels);
-        }
+        let mut files = self.source.data_files();
         if let SplitSpec::File { path, .. } = &self.split {
             files.push(path);
         }

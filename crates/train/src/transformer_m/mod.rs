@@ -1,7 +1,7 @@
 //! Transformer-M: supervised training of graph-level targets (2D, 3D or mixed modes; Luo
-//! et al. 2022 section 4) on QM9 ([`train_transformer_m`]) or on the user's molecule table
-//! ([`train_table_transformer_m`]), and 3D position-denoising pretraining on either
-//! ([`pretrain_denoising`]).
+//! et al. 2022 section 4) on the user's molecule table or a QM9 subset, both through the
+//! one table run ([`train_transformer_m`]), and 3D position-denoising pretraining on
+//! either ([`pretrain_denoising`]).
 //!
 //! Recipe (scaled down for CPUs): Adam, linear warm-up then linear decay of the learning
 //! rate, L1 loss on standardised targets by default (Transformer-M trains PCQM4Mv2 with
@@ -30,7 +30,6 @@ use crate::run_control::RunControl;
 pub const WARMUP_FRACTION: f64 = 0.06;
 
 mod pretrain;
-mod qm9_run;
 mod size;
 mod spec;
 mod step;
@@ -39,11 +38,10 @@ pub use crate::engine::schedule::warmup_linear;
 pub use pretrain::{
     PretrainData, PretrainSpec, PretrainSummary, pretrain_denoising, resolve_init_from,
 };
-pub use qm9_run::{TmSummary, train_transformer_m};
 pub use size::SizeOverrides;
 pub use spec::{Qm9Subset, SmilesSource, TableSource, TmData, TmRunSpec};
 pub use step::{ModeChoice, TmBatch, TmBatcher, TmDenoiser, TmExample, TmLearner};
-pub use table::train_table_transformer_m;
+pub use table::train_transformer_m;
 
 /// Raw outputs `[n][tasks]` (standardised values or logits) of `model` for `features`
 /// in `mode`: [`infer`] with [`Readout::Prediction`].

@@ -13,16 +13,16 @@ use mol_featurize::graphormer::GraphormerFeatures;
 use mol_featurize::{GraphormerFeaturizer, SkippedMolecule};
 use serde::{Deserialize, Serialize};
 
-use super::qm9_run::featurize_subset;
 use super::step::{ModeChoice, TmBatcher, TmDenoiser, TmExample};
 use super::{Qm9Subset, SmilesSource};
 use crate::checkpoint::write_json;
 use crate::engine::schedule::WarmupLinear;
 use crate::engine::{self, FitSettings, Selection};
 use crate::error::TrainError;
-use crate::qm9::Qm9;
+use crate::qm9_table::qm9_geometries;
 use crate::run_control::RunControl;
 use crate::run_folder::RunFolder;
+use crate::table_data::MoleculeSource;
 
 /// Share of the pretraining molecules held out to report a validation denoising loss
 /// (at least one molecule).
@@ -117,15 +117,15 @@ pub fn pretrain_denoising(
     };
     let folder = RunFolder::claim(run_dir, control.resume, control.force, &data)?;
     folder.write_definition("pretrain.json", spec)?;
-    let features = match &spec.data {
-        PretrainData::Qm9(subset) => {
-            let qm9 = Qm9::load(&subset.dataset)?;
-            featurize_subset(&qm9, subset, spec.model.limits.max_hops, run_dir)?.0
-        }
-        PretrainData::Smiles(source) => {
-            featurize_conformers(source, spec.model.limits.max_hops, control, run_dir)?
-        }
+    let (molecules, conformer) = match &spec.data {
+        PretrainData::Qm9(subset) => (MoleculeSource::qm9(subset), qm9_geometries()),
+        PretrainData::Smiles(source) => (source.molecule_source(), source.conformer.clone()),
     };
+    let featurizer = GraphormerFeaturizer {
+        max_hops: spec.model.limits.max_hops,
+        conformer,
+    };
+    let features = featurize_conformers(&molecules, &featurizer, control, run_dir)?;
     if features.is_empty() {
         return Err(TrainError::Invalid("no molecule to pretrain on".into()));
     }
@@ -237,26 +237,23 @@ pub fn pretrain_denoising(
     Ok(summary)
 }
 
-/// The molecules of `source` that have a 3D conformer, with their rows; the others
-/// (unparsable, or left with a 2D layout or topological distances) are written with their
+/// The molecules of `molecules` that have 3D coordinates (the file's, or a conformer made
+/// as `featurizer` says), with their rows; the others (unparsable, or left with a 2D
+/// layout or topological distances) are written with their
 /// reasons to `run_dir/featurize_report.json` and counted on stderr.
 ///
 /// # Errors
 /// An unreadable file or column; an unwritable report.
 fn featurize_conformers(
-    source: &SmilesSource,
-    max_hops: usize,
+    molecules: &MoleculeSource,
+    featurizer: &GraphormerFeaturizer,
     control: &RunControl,
     run_dir: &Path,
 ) -> Result<Vec<(usize, GraphormerFeatures)>, TrainError> {
     // Through the table reader: an SDF's unreadable records keep their own reasons.
-    let data = source.molecule_source().read(&[])?;
+    let data = molecules.read(&[])?;
     let smiles = &data.table.smiles;
-    let featurizer = GraphormerFeaturizer {
-        max_hops,
-        conformer: source.conformer.clone(),
-    };
-    let (features, mut report) = control.featurize_table(&featurizer, &data)?;
+    let (features, mut report) = control.featurize_table(featurizer, &data)?;
     crate::print_cache_report(&report);
     let mut kept = Vec::new();
     for (row, f) in features.into_iter().enumerate() {

@@ -6,47 +6,18 @@ use std::path::{Path, PathBuf};
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerM, TransformerMConfig};
 use mol_featurize::{ConformerOptions, GraphormerFeaturizer};
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
 use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
 use crate::labels::Labels;
 use crate::masked_loss::LossKind;
 use crate::mode_sampling::ModeProbabilities;
+pub use crate::qm9_table::Qm9Subset;
 use crate::run_kind::RunKind;
 use crate::splits::SplitSpec;
 use crate::table_data::{MoleculeFormat, MoleculeSource};
 use crate::task::Task;
 use crate::train_options::TrainOptions;
-
-/// Which QM9 molecules a run uses.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Qm9Subset {
-    /// Converted QM9 directory ([`crate::qm9::convert_qm9_csv`]).
-    pub dataset: PathBuf,
-    /// Molecules used (all when `None`).
-    pub limit: Option<usize>,
-    /// Start position in the shuffled order.
-    #[serde(default)]
-    pub offset: usize,
-    /// Seed of the shuffle.
-    pub subset_seed: u64,
-}
-
-impl Qm9Subset {
-    /// Dataset rows of the subset, in shuffled order.
-    pub fn rows(&self, n: usize) -> Vec<usize> {
-        let mut order: Vec<usize> = (0..n).collect();
-        order.shuffle(&mut StdRng::seed_from_u64(self.subset_seed));
-        let end = self
-            .limit
-            .map_or(n, |l| (self.offset + l).min(n))
-            .max(self.offset.min(n));
-        order[self.offset.min(n)..end].to_vec()
-    }
-}
 
 /// Where a Transformer-M run's molecules come from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -211,29 +182,5 @@ impl TmRunSpec {
                 TmData::Qm9(_) => ConformerOptions::default(),
             },
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn subsets_with_offsets_do_not_overlap() {
-        let a = Qm9Subset {
-            dataset: PathBuf::new(),
-            limit: Some(10),
-            offset: 0,
-            subset_seed: 3,
-        };
-        let b = Qm9Subset {
-            offset: 10,
-            limit: Some(20),
-            ..a.clone()
-        };
-        let (ra, rb) = (a.rows(100), b.rows(100));
-        assert_eq!((ra.len(), rb.len()), (10, 20));
-        assert!(ra.iter().all(|r| !rb.contains(r)));
-        assert_eq!(b.rows(15).len(), 5);
     }
 }

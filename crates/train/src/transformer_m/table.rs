@@ -1,53 +1,71 @@
-//! Transformer-M on the user's molecule table: 2D encodings from the SMILES graph, the
-//! 3D channel from conformers (the same ETKDG + UFF pipeline, cache and fallbacks as MAT;
-//! a molecule left without a 3D conformer runs in 2D), regression or binary
-//! classification, several tasks with missing labels, the same splits, reports and
-//! prediction files as MAT ([`crate::table_run`]).
+//! Transformer-M on a molecule table, the user's or a QM9 subset: 2D encodings from the
+//! SMILES graph, the 3D channel from the file's geometries (QM9's DFT ones, an SDF's) or
+//! from conformers (the same ETKDG + UFF pipeline, cache and fallbacks as MAT; a molecule
+//! left without a 3D conformer runs in 2D), regression or binary classification, several
+//! tasks with missing labels, the same splits, reports and prediction files as MAT
+//! ([`crate::table_run`]).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use burn::prelude::*;
 use models::transformer_m::{Mode, TransformerM};
+use mol_featurize::GraphormerFeaturizer;
 use mol_featurize::conformer::CoordinateMethod;
 use mol_featurize::graphormer::GraphormerFeatures;
 
-use super::{TmData, TmRunSpec, fit, predict_raw};
-use crate::engine::FitOutcome;
+use super::{Qm9Subset, TmData, TmRunSpec, fit, predict_raw};
+use crate::engine::{FitOutcome, MetricKind};
 use crate::error::TrainError;
 use crate::example::Example;
 use crate::labels::Labels;
 use crate::masked_loss::LossKind;
+use crate::qm9::Qm9;
+use crate::qm9_table::{qm9_columns, qm9_geometries};
 use crate::report::TrainSummary;
 use crate::run_control::RunControl;
-use crate::table_data::{Featurized, TableData};
+use crate::splits::SplitSpec;
+use crate::table_data::{Featurized, MoleculeSource, TableData};
 use crate::table_run::{TableFamily, TableInput, train_table};
 use crate::task::Task;
 
-/// Trains a Transformer-M on the molecule table of `spec` ([`TmData::Table`]), writing
-/// into `run_dir` what a MAT run writes: `run.json`, `featurize_report.json`, burn-train's
-/// `train/`, `valid/` and `checkpoint/`, `best_model.bpk`, `metrics.json` (the same
-/// [`TrainSummary`]), `curves.png`, `test_predictions.csv`. Early stopping watches the
-/// validation RMSE (regression) or ROC-AUC (classification); the learning rate warms up
-/// linearly over `spec.train.warmup_fraction` of the steps, then decays linearly.
+/// Trains a Transformer-M on the molecules of `spec`, writing into `run_dir` what a MAT
+/// run writes: `run.json`, `featurize_report.json`, burn-train's `train/`, `valid/` and
+/// `checkpoint/`, `best_model.bpk`, `metrics.json` (the same [`TrainSummary`]),
+/// `curves.png`, `test_predictions.csv`. The learning rate warms up linearly over
+/// `spec.train.warmup_fraction` of the steps, then decays linearly.
+///
+/// - A table ([`TmData::Table`]): its split; early stopping on the validation RMSE
+///   (regression) or ROC-AUC (classification).
+/// - A QM9 subset ([`TmData::Qm9`]): its DFT geometries, regression of the QM9 columns
+///   the targets name (resolved to QM9's names and units in `run.json`), a random
+///   80/10/10 split of the subset with `spec.train.seed`, early stopping on the
+///   validation MAE (the metric QM9 results are given in).
 ///
 /// # Errors
-/// A QM9 spec (use [`super::train_transformer_m`]), a classification run with a
-/// regression loss or the reverse, a model with another number of outputs than targets;
-/// dataset, split, model-file or I/O errors naming the file.
-pub fn train_table_transformer_m(
+/// A classification run with a regression loss or the reverse, a model with another
+/// number of outputs than targets, a target QM9 does not have; dataset, split,
+/// model-file or I/O errors naming the file.
+pub fn train_transformer_m(
     spec: &TmRunSpec,
     run_dir: &Path,
     control: &RunControl,
     device: &Device,
 ) -> Result<TrainSummary, TrainError> {
     spec.train.validate()?;
-    let TmData::Table(source) = &spec.data else {
-        return Err(TrainError::Invalid(
-            "train_table_transformer_m trains on a molecule table; QM9 runs go through \
-             train_transformer_m"
-                .into(),
-        ));
+    let mut spec = spec.clone();
+    let input = match &spec.data {
+        TmData::Table(source) => TableInput {
+            source: source.molecules.molecule_source(),
+            split: source.split.clone(),
+            task: spec.task,
+            target_columns: spec.target_columns.clone(),
+            units: spec.units.clone(),
+        },
+        TmData::Qm9(subset) => {
+            let subset = subset.clone();
+            qm9_input(&mut spec, &subset)?
+        }
     };
     let classification = spec.task == Task::Classification;
     if classification != (spec.loss == LossKind::BceWithLogits) {
@@ -63,20 +81,29 @@ pub fn train_table_transformer_m(
             spec.target_columns.len()
         )));
     }
-    let input = TableInput {
-        source: source.molecules.molecule_source(),
-        split: source.split.clone(),
+    train_table(&mut TmFamily { spec }, &input, run_dir, control, device)
+}
+
+/// The table input of a QM9 run; `spec` gets QM9's column names, their units and the
+/// regression task.
+///
+/// # Errors
+/// An unreadable dataset; a target QM9 does not have.
+fn qm9_input(spec: &mut TmRunSpec, subset: &Qm9Subset) -> Result<TableInput, TrainError> {
+    let qm9 = Qm9::load(&subset.dataset)?;
+    let (columns, units) = qm9_columns(&qm9, &spec.target_columns)?;
+    spec.target_columns = columns;
+    spec.task = Task::Regression;
+    spec.units = Some(units);
+    Ok(TableInput {
+        source: MoleculeSource::qm9(subset),
+        split: SplitSpec::Random {
+            seed: spec.train.seed,
+        },
         task: spec.task,
         target_columns: spec.target_columns.clone(),
         units: spec.units.clone(),
-    };
-    train_table(
-        &mut TmFamily { spec: spec.clone() },
-        &input,
-        run_dir,
-        control,
-        device,
-    )
+    })
 }
 
 /// Transformer-M's part of a table run.
@@ -95,7 +122,15 @@ impl TableFamily for TmFamily {
         data: &TableData,
         control: &RunControl,
     ) -> Result<Featurized<GraphormerFeatures>, TrainError> {
-        let (features, report) = control.featurize_table(&self.spec.featurizer(), data)?;
+        let featurizer = match &self.spec.data {
+            // Training takes QM9's DFT geometries (new molecules get conformers).
+            TmData::Qm9(_) => GraphormerFeaturizer {
+                conformer: qm9_geometries(),
+                ..self.spec.featurizer()
+            },
+            TmData::Table(_) => self.spec.featurizer(),
+        };
+        let (features, report) = control.featurize_table(&featurizer, data)?;
         let flat = features
             .iter()
             .flatten()
@@ -138,7 +173,10 @@ impl TableFamily for TmFamily {
         train: Arc<Vec<Example<GraphormerFeatures>>>,
         valid: Arc<Vec<Example<GraphormerFeatures>>>,
     ) -> Result<(FitOutcome, TransformerM), TrainError> {
-        let metric = self.spec.task.selection_metric();
+        let metric = match self.spec.data {
+            TmData::Qm9(_) => MetricKind::Mae,
+            TmData::Table(_) => self.spec.task.selection_metric(),
+        };
         fit(
             &self.spec,
             metric,

@@ -134,7 +134,7 @@ fn transformer_m_embedding_through_the_head_is_the_prediction() {
     );
     spec.train.epochs = 1;
     let run_dir = dir.join("run");
-    train::transformer_m::train_table_transformer_m(
+    train::transformer_m::train_transformer_m(
         &spec,
         &run_dir,
         &RunControl::default(),

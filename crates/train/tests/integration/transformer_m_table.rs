@@ -10,9 +10,7 @@ use mol_featurize::ConformerOptions;
 use mol_featurize::conformer::CoordinateMethod;
 use train::masked_loss::LossKind;
 use train::predict::predict_smiles;
-use train::transformer_m::{
-    SmilesSource, TableSource, TmData, TmRunSpec, train_table_transformer_m,
-};
+use train::transformer_m::{SmilesSource, TableSource, TmData, TmRunSpec, train_transformer_m};
 use train::{ModeProbabilities, RunControl, RunKind, SplitSpec, Task, TrainOptions};
 
 fn datasets() -> PathBuf {
@@ -113,7 +111,7 @@ fn regression_on_esol_and_freesolv_learns_and_predicts() {
             loss,
             mode,
         );
-        let summary = train_table_transformer_m(&s, &run, &RunControl::default(), &device)
+        let summary = train_transformer_m(&s, &run, &RunControl::default(), &device)
             .unwrap_or_else(|e| panic!("{dataset}: {e}"));
         // The datasets are standardised (std about 1): the mean predictor's RMSE is
         // about 1 on every part.
@@ -179,7 +177,7 @@ fn classification_on_bbbp_reports_roc_auc() {
         t.split = SplitSpec::Scaffold;
     }
     let run = dir.join("run");
-    let summary = train_table_transformer_m(&s, &run, &RunControl::default(), &device).unwrap();
+    let summary = train_transformer_m(&s, &run, &RunControl::default(), &device).unwrap();
     assert!(summary.test_rmse.is_none());
     let auc = summary.valid_roc_auc.unwrap();
     assert!(auc > 0.6, "valid ROC-AUC {auc}");
@@ -209,8 +207,7 @@ fn classification_on_bbbp_reports_roc_auc() {
 
     // A regression loss on a classification task is refused before any work.
     s.loss = LossKind::L1;
-    let e = train_table_transformer_m(&s, &dir.join("bad"), &RunControl::default(), &device)
-        .unwrap_err();
+    let e = train_transformer_m(&s, &dir.join("bad"), &RunControl::default(), &device).unwrap_err();
     assert!(e.to_string().contains("does not fit"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -358,8 +355,7 @@ fn pretraining_on_a_csv_of_smiles_then_fine_tuning() {
     s.init_from = Some(file);
     s.train.epochs = 3;
     let summary =
-        train_table_transformer_m(&s, &dir.join("finetune"), &RunControl::default(), &device)
-            .unwrap();
+        train_transformer_m(&s, &dir.join("finetune"), &RunControl::default(), &device).unwrap();
     let per_task = &summary.test.per_task;
     assert_eq!(per_task.len(), 2);
     assert!(per_task.iter().all(|t| t.rmse.unwrap().is_finite()));

@@ -4,7 +4,7 @@
 use anyhow::{Context, Result, bail};
 use models::MatConfig;
 use train::table_request::{SplitRequest, TableRequest, TargetSelection};
-use train::transformer_m::{SmilesSource, TableSource, TmData, train_table_transformer_m};
+use train::transformer_m::{SmilesSource, TableSource, TmData, train_transformer_m};
 use train::{RunControl, RunKind, RunSpec, Task, train_run};
 
 use super::args::TaskArg;
@@ -92,7 +92,7 @@ pub fn train_table(args: &TrainArgs) -> Result<()> {
         return train_members(shared, task, &control, |out, seed| {
             let mut spec = spec.clone();
             spec.train.seed = seed;
-            train_table_transformer_m(&spec, out, &control, &device)
+            train_transformer_m(&spec, out, &control, &device)
         });
     }
     let model = match shared.preset {

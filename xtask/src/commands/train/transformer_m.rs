@@ -11,7 +11,7 @@ use train::transformer_m::{
 };
 
 use super::tm_flags::{TmSizeArgs, tm_config};
-use super::{TrainArgs, options};
+use super::{TrainArgs, options, train_members};
 use crate::commands::common::PresetArg;
 use crate::commands::engine_args::EngineArgs;
 
@@ -41,16 +41,14 @@ pub fn resolve_tm_init(
     Ok((Some(file), model))
 }
 
-/// `train --model transformer-m --dataset qm9`: trains and prints the metrics.
+/// `train --model transformer-m --dataset qm9`: trains (an ensemble with
+/// `--ensemble-size`) and prints the metrics.
 ///
 /// # Errors
-/// Not one QM9 target, a MAT preset, QM9 unavailable, training failures.
+/// No QM9 target, a MAT preset, QM9 unavailable, training failures.
 pub fn train_qm9(args: &TrainArgs) -> Result<()> {
     let shared = &args.shared;
-    let [target] = &shared.targets[..] else {
-        bail!("--model transformer-m --dataset qm9 takes one --target");
-    };
-    if target == "y" {
+    if shared.targets == ["y"] {
         bail!("--dataset qm9 needs --target with a QM9 column, e.g. --target HOMO_LUMO_gap_au");
     }
     if matches!(shared.preset, PresetArg::Pretrained) {
@@ -60,7 +58,8 @@ pub fn train_qm9(args: &TrainArgs) -> Result<()> {
         &mol_featurize::cache::cache_root(shared.cache.clone()),
         false,
     )?;
-    let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size);
+    let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size)
+        .with_num_targets(shared.targets.len());
     let control = shared.engine.control()?;
     let device = &shared.engine.main_device()?;
     let data = TmData::Qm9(Qm9Subset {
@@ -69,12 +68,14 @@ pub fn train_qm9(args: &TrainArgs) -> Result<()> {
         offset: args.tm.offset,
         subset_seed: 0,
     });
-    let labels = (vec![target.clone()], train::Task::Regression, None);
+    let task = train::Task::Regression;
+    let labels = (shared.targets.clone(), task, None);
     let spec = tm_run_spec(args, data, labels, model)?;
-    let summary = train_transformer_m(&spec, &shared.out, &control, device)?;
-    println!("{summary}");
-    println!("wrote {}", shared.out.join("metrics.json").display());
-    Ok(())
+    train_members(shared, task, &control, |out, seed| {
+        let mut spec = spec.clone();
+        spec.train.seed = seed;
+        train_transformer_m(&spec, out, &control, device)
+    })
 }
 
 /// The spec of a Transformer-M run on `data` with `(target columns, task, units)` and the
