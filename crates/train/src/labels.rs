@@ -1,35 +1,28 @@
-//! The labels of a run on a molecule table and their scaling: the task, the target
-//! columns and each column's training mean and standard deviation. A run records them in
-//! `run.json`, and every prediction, embedding head and metric turns model outputs into
-//! target units through [`Labels::output`], the one place where outputs are unscaled.
+//! The labels of a run on a molecule table: the task, the target columns and their
+//! [`TargetScaling`]. A run records them in `run.json`, and every prediction, embedding
+//! head and report turns model outputs into what a user is given through
+//! [`Labels::output`] (unscaled by [`TargetScaling::unscale`], or the probability of the
+//! positive class).
 
+use crate::target_scaling::TargetScaling;
 use crate::task::Task;
 
 /// The labels of a run on a molecule table: task, target columns and, for regression,
-/// each column's training mean and standard deviation (the models see standardised
-/// targets).
+/// their scaling (the models see standardised targets).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Labels {
     /// Regression or classification.
     pub task: Task,
     /// Target column names.
     pub columns: Vec<String>,
-    /// Training mean per column (empty for classification).
-    pub mean: Vec<f32>,
-    /// Training standard deviation per column (empty for classification).
-    pub std: Vec<f32>,
+    /// Training mean and standard deviation per column (none for classification).
+    pub scaling: TargetScaling,
 }
 
 impl Labels {
-    /// Model outputs back to target units (identity where no scaling is known).
+    /// Model outputs back to target units ([`TargetScaling::unscale`]).
     pub fn unscale(&self, raw: &[f32]) -> Vec<f32> {
-        raw.iter()
-            .enumerate()
-            .map(|(k, v)| {
-                v * self.std.get(k).copied().unwrap_or(1.0)
-                    + self.mean.get(k).copied().unwrap_or(0.0)
-            })
-            .collect()
+        self.scaling.unscale(raw)
     }
 
     /// What a user is given for raw model outputs: values in target units

@@ -9,7 +9,8 @@
 //! - Model families, each a folder of the same shape (its `run.json` spec, its engine
 //!   step, its table run): [`mat`] (Adam + Noam warm-up, multi-task with missing
 //!   labels), [`transformer_m`] and [`smiles_gpt`]. Shared types have their own modules:
-//!   [`task`], [`labels`] (the one place outputs are unscaled), [`train_options`],
+//!   [`task`], [`labels`], [`target_scaling`] (the one place targets are scaled and
+//!   outputs unscaled), [`train_options`],
 //!   [`splits`], [`run_kind`] / [`run_file`] (a run folder's `run.json`, read once and
 //!   typed; [`run_compat`] reads older files).
 //! - [`table_request`]: a training request on a molecule table resolved against its file
@@ -81,6 +82,7 @@ pub mod splits;
 pub mod table_data;
 pub mod table_request;
 mod table_run;
+pub mod target_scaling;
 pub mod task;
 pub mod train_options;
 pub mod trained_run;

@@ -5,6 +5,8 @@
 use burn::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::target_scaling::TargetScaling;
+
 /// Which loss a supervised step takes over [`MaskedTargets`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -34,11 +36,10 @@ pub struct MaskedTargets {
 
 impl MaskedTargets {
     /// Targets of a batch: `rows[b][t]` in target units (NaN = missing), standardised
-    /// as `(y - mean[t]) / std[t]` when `mean`/`std` have one entry per task.
-    pub fn new(rows: &[&[f32]], mean: &[f32], std: &[f32], device: &Device) -> Self {
+    /// by `scaling` ([`TargetScaling::scale`]; as they are for a task without scaling).
+    pub fn new(rows: &[&[f32]], scaling: &TargetScaling, device: &Device) -> Self {
         let b = rows.len();
         let t = rows.first().map_or(0, |r| r.len());
-        let scale = mean.len() == t && std.len() == t;
         let mut values = Vec::with_capacity(b * t);
         let mut mask = Vec::with_capacity(b * t);
         let mut raw = Vec::with_capacity(b * t);
@@ -46,7 +47,7 @@ impl MaskedTargets {
             for (j, &y) in row.iter().enumerate() {
                 raw.push(y);
                 if y.is_finite() {
-                    values.push(if scale { (y - mean[j]) / std[j] } else { y });
+                    values.push(scaling.scale(j, y));
                     mask.push(1.0f32);
                 } else {
                     values.push(0.0);
@@ -107,7 +108,7 @@ mod tests {
         let nan = f32::NAN;
         let (r0, r1) = ([1.0, nan], [3.0, 2.0]);
         let rows: Vec<&[f32]> = vec![&r0, &r1];
-        let t = MaskedTargets::new(&rows, &[], &[], &dev);
+        let t = MaskedTargets::new(&rows, &TargetScaling::default(), &dev);
         let pred =
             Tensor::<2>::from_data(TensorData::new(vec![2.0f32, 100.0, 1.0, 2.5], [2, 2]), &dev);
         // Present errors: 1, 2, 0.5 -> MSE (1 + 4 + 0.25) / 3, MAE 3.5 / 3.
@@ -121,7 +122,7 @@ mod tests {
     fn bce_matches_the_definition_where_labels_are_present() {
         let dev = Device::flex();
         let rows: Vec<&[f32]> = vec![&[1.0], &[0.0], &[f32::NAN]];
-        let t = MaskedTargets::new(&rows, &[], &[], &dev);
+        let t = MaskedTargets::new(&rows, &TargetScaling::default(), &dev);
         let logits =
             Tensor::<2>::from_data(TensorData::new(vec![0.5f32, -30.0, 7.0], [3, 1]), &dev);
         let got = t.bce_with_logits(logits).into_scalar::<f32>() as f64;

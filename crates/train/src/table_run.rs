@@ -28,6 +28,7 @@ use crate::run_folder::RunFolder;
 use crate::splits::SplitSpec;
 use crate::splits::split_rows;
 use crate::table_data::{Featurized, MoleculeSource, TableData};
+use crate::target_scaling::TargetScaling;
 use crate::task::Task;
 
 /// Where a table run's molecules and labels come from.
@@ -189,16 +190,15 @@ pub(crate) fn train_table<M: TableFamily>(
         ));
     }
 
-    let mut labels = Labels {
+    check_targets_define_tasks(table, &train_rows, &input.target_columns, input.task)?;
+    let labels = Labels {
         task: input.task,
         columns: input.target_columns.clone(),
-        mean: Vec::new(),
-        std: Vec::new(),
+        scaling: match input.task {
+            Task::Regression => standardisation(table, &train_rows, &input.target_columns)?,
+            Task::Classification => TargetScaling::default(),
+        },
     };
-    check_targets_define_tasks(table, &train_rows, &input.target_columns, input.task)?;
-    if input.task == Task::Regression {
-        (labels.mean, labels.std) = standardisation(table, &train_rows, &input.target_columns)?;
-    }
     // A refused resume leaves the folder as it was: run.json first, then the rest.
     folder.write_spec(&family.spec_with(&labels)?)?;
     write_json(&run_dir.join("featurize_report.json"), &report)?;
@@ -366,8 +366,8 @@ fn part_of<F>(examples: &[Example<F>]) -> Part<'_, F> {
     }
 }
 
-/// Per-task mean and standard deviation of the present training labels (a task with one
-/// label, or all equal, gets standard deviation 1).
+/// The scaling of each target over its present training labels
+/// ([`TargetScaling::fit`]).
 ///
 /// # Errors
 /// A target without any label among the training rows.
@@ -375,29 +375,17 @@ fn standardisation(
     table: &MoleculeTable,
     train_rows: &[usize],
     columns: &[String],
-) -> Result<(Vec<f32>, Vec<f32>), TrainError> {
-    let present = |j: usize| present_labels(table, train_rows, j);
-    if let Some(j) = (0..columns.len()).find(|&j| present(j).is_empty()) {
+) -> Result<TargetScaling, TrainError> {
+    let present: Vec<Vec<f32>> = (0..columns.len())
+        .map(|j| present_labels(table, train_rows, j))
+        .collect();
+    if let Some(j) = present.iter().position(Vec::is_empty) {
         return Err(TrainError::Invalid(format!(
             "target {:?} has no label among the training molecules of this split",
             columns[j]
         )));
     }
-    Ok((0..columns.len())
-        .map(|j| {
-            let ys = present(j);
-            let n = ys.len() as f32;
-            let m = ys.iter().sum::<f32>() / n;
-            let var = ys.iter().map(|y| (y - m).powi(2)).sum::<f32>() / n;
-            // One label, or all equal: no spread to scale by.
-            let std = if ys.len() < 2 || var <= 0.0 {
-                1.0
-            } else {
-                var.sqrt()
-            };
-            (m, std)
-        })
-        .unzip())
+    Ok(TargetScaling::fit(&present))
 }
 
 /// Removes rows without a usable label from `features` and lists them in `report` (a

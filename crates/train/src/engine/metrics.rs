@@ -19,6 +19,7 @@ use burn::train::metric::{
 };
 
 use crate::metrics::{mae, rmse, roc_auc};
+use crate::target_scaling::TargetScaling;
 
 /// Which number a [`TaskMetric`] computes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,9 +95,8 @@ impl Adaptor<PredictionInput> for RegressionOutput {
 pub struct TaskMetric {
     kind: MetricKind,
     name: MetricName,
-    /// Per task: output = raw * std + mean (regression); identity for classification.
-    mean: Vec<f32>,
-    std: Vec<f32>,
+    /// Raw outputs to target units (regression); none for classification.
+    scaling: TargetScaling,
     outputs: Vec<Vec<f32>>,
     targets: Vec<Vec<f32>>,
     current: f64,
@@ -104,18 +104,12 @@ pub struct TaskMetric {
 
 impl TaskMetric {
     /// A metric of `kind` on `num_targets` tasks whose raw outputs become target units
-    /// as `raw * std + mean` (pass empty `mean`/`std` for none).
-    pub fn new(kind: MetricKind, num_targets: usize, mean: &[f32], std: &[f32]) -> Self {
-        let (mean, std) = if mean.len() == num_targets && std.len() == num_targets {
-            (mean.to_vec(), std.to_vec())
-        } else {
-            (vec![0.0; num_targets], vec![1.0; num_targets])
-        };
+    /// through `scaling` ([`TargetScaling::unscale`]; pass the default for none).
+    pub fn new(kind: MetricKind, num_targets: usize, scaling: TargetScaling) -> Self {
         Self {
             kind,
             name: Arc::new(kind.name().to_string()),
-            mean,
-            std,
+            scaling,
             outputs: vec![Vec::new(); num_targets],
             targets: vec![Vec::new(); num_targets],
             current: f64::NAN,
@@ -201,8 +195,9 @@ impl Metric for TaskMetric {
         let output = item.output.clone().try_into_vec_as::<f32>()?;
         let targets = item.targets.clone().try_into_vec_as::<f32>()?;
         for (row_out, row_t) in output.chunks(k).zip(targets.chunks(k)) {
+            let row_out = self.scaling.unscale(row_out);
             for j in 0..k.min(self.outputs.len()) {
-                self.outputs[j].push(row_out[j] * self.std[j] + self.mean[j]);
+                self.outputs[j].push(row_out[j]);
                 self.targets[j].push(row_t[j]);
             }
         }

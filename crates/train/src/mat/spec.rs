@@ -13,6 +13,7 @@ use crate::labels::Labels;
 use crate::run_kind::RunKind;
 use crate::splits::SplitSpec;
 use crate::table_data::{MoleculeFormat, MoleculeSource};
+use crate::target_scaling::TargetScaling;
 use crate::task::Task;
 use crate::train_options::TrainOptions;
 
@@ -104,8 +105,10 @@ impl RunSpec {
         Labels {
             task: self.task,
             columns: self.target_columns.clone(),
-            mean: self.target_mean.clone(),
-            std: self.target_std.clone(),
+            scaling: TargetScaling {
+                mean: self.target_mean.clone(),
+                std: self.target_std.clone(),
+            },
         }
     }
 }

@@ -10,6 +10,7 @@ use rand::rngs::StdRng;
 use crate::engine::EpochBatcher;
 use crate::example::Example;
 use crate::masked_loss::MaskedTargets;
+use crate::target_scaling::TargetScaling;
 use crate::task::Task;
 
 /// A MAT as burn-train trains it (the step functions live on this wrapper because the
@@ -40,10 +41,8 @@ pub struct MatTrainBatch {
 pub struct MatBatcher {
     /// Task.
     pub task: Task,
-    /// Per-task training mean (regression; empty for classification).
-    pub mean: Vec<f32>,
-    /// Per-task training standard deviation.
-    pub std: Vec<f32>,
+    /// The labels' scaling (regression; none for classification).
+    pub scaling: TargetScaling,
 }
 
 impl EpochBatcher<MatExample> for MatBatcher {
@@ -63,7 +62,7 @@ impl EpochBatcher<MatExample> for MatBatcher {
         let labels: Vec<&[f32]> = items.iter().map(|e| e.targets.as_slice()).collect();
         Ok(MatTrainBatch {
             batch: MatBatch::from_data(&data, device),
-            targets: MaskedTargets::new(&labels, &self.mean, &self.std, device),
+            targets: MaskedTargets::new(&labels, &self.scaling, device),
             task: self.task,
         })
     }

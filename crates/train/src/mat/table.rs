@@ -101,8 +101,8 @@ impl TableFamily for MatFamily {
     }
 
     fn spec_with(&mut self, labels: &Labels) -> Result<serde_json::Value, TrainError> {
-        self.spec.target_mean = labels.mean.clone();
-        self.spec.target_std = labels.std.clone();
+        self.spec.target_mean = labels.scaling.mean.clone();
+        self.spec.target_std = labels.scaling.std.clone();
         serde_json::to_value(&self.spec).map_err(|e| TrainError::Invalid(e.to_string()))
     }
 
@@ -129,7 +129,7 @@ impl TableFamily for MatFamily {
                 })?;
         }
         let kind = spec.task.selection_metric();
-        let metric = TaskMetric::new(kind, labels.columns.len(), &labels.mean, &labels.std);
+        let metric = TaskMetric::new(kind, labels.columns.len(), labels.scaling.clone());
         let settings = FitSettings::supervised(
             run_dir,
             &spec.train,
@@ -144,8 +144,7 @@ impl TableFamily for MatFamily {
         let optim = FusedAdamConfig::new().with_epsilon(1e-8).init();
         let batcher = MatBatcher {
             task: spec.task,
-            mean: labels.mean.clone(),
-            std: labels.std.clone(),
+            scaling: labels.scaling.clone(),
         };
         let outcome = engine::fit(
             MatLearner { model },

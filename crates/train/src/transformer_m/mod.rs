@@ -24,6 +24,7 @@ use crate::engine::{self, FitOutcome, FitSettings, MetricKind, Selection, TaskMe
 use crate::error::TrainError;
 use crate::readout::{Readout, read_out};
 use crate::run_control::RunControl;
+use crate::target_scaling::TargetScaling;
 
 /// Warm-up share of the linear schedule of supervised Transformer-M runs (6% of the
 /// steps, as the original's fine-tuning scripts: `warmup_updates` / `total_num_update`).
@@ -97,16 +98,14 @@ pub fn infer(
 /// Trains `spec`'s model (fresh or from `spec.init_from`) on the engine: Adam, linear
 /// warm-up over `spec.train.warmup_fraction` of the steps then linear decay, modes drawn
 /// per molecule from `spec.modes` in training and `spec.eval_mode` in validation, early
-/// stopping on `metric` (labels standardised with `mean` / `std`, empty for
-/// classification). Returns the outcome and the best epoch's model on `device`.
+/// stopping on `metric` (labels standardised by `scaling`, none for classification). Returns the outcome and the best epoch's model on `device`.
 ///
 /// # Errors
 /// A model file that does not fit; engine or I/O errors.
 pub(crate) fn fit(
     spec: &TmRunSpec,
     metric: MetricKind,
-    mean: &[f32],
-    std: &[f32],
+    scaling: &TargetScaling,
     (run_dir, control, device): (&Path, &RunControl, &Device),
     train: Arc<Vec<TmExample>>,
     valid: Arc<Vec<TmExample>>,
@@ -123,8 +122,7 @@ pub(crate) fn fit(
         Selection::Metric(TaskMetric::new(
             metric,
             spec.target_columns.len(),
-            mean,
-            std,
+            scaling.clone(),
         )),
     );
     let total = spec.train.epochs * settings.steps_per_epoch(train.len());
@@ -133,8 +131,7 @@ pub(crate) fn fit(
     let batcher = |modes: ModeChoice| TmBatcher {
         limits: spec.model.limits,
         modes,
-        mean: mean.to_vec(),
-        std: std.to_vec(),
+        scaling: scaling.clone(),
         loss: spec.loss,
         noise_std: None,
     };

@@ -23,6 +23,7 @@ use crate::qm9_table::qm9_geometries;
 use crate::run_control::RunControl;
 use crate::run_folder::RunFolder;
 use crate::table_data::MoleculeSource;
+use crate::target_scaling::TargetScaling;
 
 /// Share of the pretraining molecules held out to report a validation denoising loss
 /// (at least one molecule).
@@ -154,8 +155,7 @@ pub fn pretrain_denoising(
     let batcher = TmBatcher {
         limits: spec.model.limits,
         modes: ModeChoice::Fixed(Mode::ThreeD),
-        mean: Vec::new(),
-        std: Vec::new(),
+        scaling: TargetScaling::default(),
         loss: crate::masked_loss::LossKind::L1,
         noise_std: Some(spec.noise_std),
     };

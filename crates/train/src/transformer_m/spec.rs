@@ -16,6 +16,7 @@ pub use crate::qm9_table::Qm9Subset;
 use crate::run_kind::RunKind;
 use crate::splits::SplitSpec;
 use crate::table_data::{MoleculeFormat, MoleculeSource};
+use crate::target_scaling::TargetScaling;
 use crate::task::Task;
 use crate::train_options::TrainOptions;
 
@@ -167,8 +168,10 @@ impl TmRunSpec {
         Labels {
             task: self.task,
             columns: self.target_columns.clone(),
-            mean: self.target_mean.clone(),
-            std: self.target_std.clone(),
+            scaling: TargetScaling {
+                mean: self.target_mean.clone(),
+                std: self.target_std.clone(),
+            },
         }
     }
 

@@ -15,6 +15,7 @@ use crate::engine::EpochBatcher;
 use crate::example::Example;
 use crate::masked_loss::{LossKind, MaskedTargets};
 use crate::mode_sampling::ModeProbabilities;
+use crate::target_scaling::TargetScaling;
 
 /// A Transformer-M trained on a graph-level target (the step functions live on this
 /// wrapper because the model type belongs to `models`).
@@ -64,11 +65,8 @@ pub struct TmBatcher {
     pub limits: EncodingLimits,
     /// Modes.
     pub modes: ModeChoice,
-    /// Per-task training mean and standard deviation (the loss uses standardised labels;
-    /// empty for classification).
-    pub mean: Vec<f32>,
-    /// See `mean`.
-    pub std: Vec<f32>,
+    /// The labels' scaling (the loss uses standardised labels; none for classification).
+    pub scaling: TargetScaling,
     /// The supervised loss.
     pub loss: LossKind,
     /// Standard deviation (Angstrom) of the Gaussian noise on heavy-atom coordinates
@@ -118,7 +116,7 @@ impl EpochBatcher<TmExample> for TmBatcher {
         let labels: Vec<&[f32]> = items.iter().map(|e| e.targets.as_slice()).collect();
         Ok(TmBatch {
             batch,
-            targets: Some(MaskedTargets::new(&labels, &self.mean, &self.std, device)),
+            targets: Some(MaskedTargets::new(&labels, &self.scaling, device)),
             loss: self.loss,
             noise: None,
         })

@@ -159,8 +159,8 @@ impl TableFamily for TmFamily {
     }
 
     fn spec_with(&mut self, labels: &Labels) -> Result<serde_json::Value, TrainError> {
-        self.spec.target_mean = labels.mean.clone();
-        self.spec.target_std = labels.std.clone();
+        self.spec.target_mean = labels.scaling.mean.clone();
+        self.spec.target_std = labels.scaling.std.clone();
         serde_json::to_value(&self.spec).map_err(|e| TrainError::Invalid(e.to_string()))
     }
 
@@ -180,8 +180,7 @@ impl TableFamily for TmFamily {
         fit(
             &self.spec,
             metric,
-            &labels.mean,
-            &labels.std,
+            &labels.scaling,
             (run_dir, control, device),
             train,
             valid,
