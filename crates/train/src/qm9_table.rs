@@ -59,10 +59,10 @@ pub fn qm9_geometries() -> ConformerOptions {
 
 /// The QM9 columns that `names` ask for ([`Qm9::column`]: exact, case-insensitive, or the
 /// unique column starting with the name and `_`) and their units: the unit when all share
-/// one, else the units in column order joined with `, `.
+/// one, else every column's unit in column order joined with `, `.
 ///
 /// # Errors
-/// An unreadable dataset; a name that matches no column or several (listing them).
+/// A name that matches no column or several (listing them); two names of one column.
 pub(crate) fn qm9_columns(
     qm9: &Qm9,
     names: &[String],
@@ -71,11 +71,23 @@ pub(crate) fn qm9_columns(
         .iter()
         .map(|name| qm9.column(name))
         .collect::<Result<Vec<usize>, TrainError>>()?;
-    let mut units: Vec<&str> = columns
+    for (k, c) in columns.iter().enumerate() {
+        if let Some(j) = columns[..k].iter().position(|d| d == c) {
+            return Err(TrainError::Invalid(format!(
+                "targets {:?} and {:?} are both the QM9 column {:?}; name each column once",
+                names[j], names[k], qm9.index.columns[*c]
+            )));
+        }
+    }
+    let units: Vec<&str> = columns
         .iter()
         .map(|&c| qm9.index.units[c].as_str())
         .collect();
-    units.dedup();
+    let units = if units.iter().all(|u| *u == units[0]) {
+        units[..1].to_vec()
+    } else {
+        units
+    };
     Ok((
         columns
             .iter()
@@ -86,7 +98,7 @@ pub(crate) fn qm9_columns(
 }
 
 /// The molecules of `subset` in its order as a table (SMILES; the `target_columns`, which
-/// must be QM9's own names; ids `qm9:<dataset row>`) and their structures (the molecule
+/// must be QM9's own names; ids `qm9:<QM9 index>`, the `dsgdb9nsd_` number) and their structures (the molecule
 /// of the SMILES with its DFT heavy-atom coordinates, [`CoordinateMethod::File`]); a
 /// SMILES that does not parse keeps its row with the reason.
 ///
@@ -136,7 +148,10 @@ pub(crate) fn read_qm9_table(
             .map(|&r| columns.iter().map(|&c| qm9.target(r, c)).collect())
             .collect(),
         target_columns: target_columns.to_vec(),
-        ids: rows.iter().map(|r| format!("qm9:{r}")).collect(),
+        ids: rows
+            .iter()
+            .map(|&r| format!("qm9:{}", qm9.index.qm9_index[r]))
+            .collect(),
         smiles,
         label_problems: Vec::new(),
     };

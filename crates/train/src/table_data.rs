@@ -53,11 +53,14 @@ pub enum MoleculeFormat {
         file_column: String,
     },
     /// A QM9 subset with its DFT geometries ([`crate::qm9_table`]): the data path is the
-    /// converted dataset's folder.
+    /// converted dataset's folder. Read as is, targets must be QM9's exact column names
+    /// and the geometries feed a featurizer whose conformer method is `file`;
+    /// [`crate::transformer_m::train_transformer_m`] resolves names and sets both.
     Qm9 {
         /// Molecules used (all when `None`).
         limit: Option<usize>,
         /// Start position in the shuffled order.
+        #[serde(default)]
         offset: usize,
         /// Seed of the shuffle.
         subset_seed: u64,

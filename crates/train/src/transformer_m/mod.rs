@@ -98,7 +98,8 @@ pub fn infer(
 /// Trains `spec`'s model (fresh or from `spec.init_from`) on the engine: Adam, linear
 /// warm-up over `spec.train.warmup_fraction` of the steps then linear decay, modes drawn
 /// per molecule from `spec.modes` in training and `spec.eval_mode` in validation, early
-/// stopping on `metric` (labels standardised by `scaling`, none for classification). Returns the outcome and the best epoch's model on `device`.
+/// stopping on `metric` (labels standardised by `scaling`, none for classification).
+/// Returns the outcome and the best epoch's model on `device`.
 ///
 /// # Errors
 /// A model file that does not fit; engine or I/O errors.

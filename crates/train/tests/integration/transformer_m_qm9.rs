@@ -184,6 +184,16 @@ fn trains_pretrains_and_fine_tunes_on_qm9_format_data() {
     let files = train::explain::render(&e, Some(0), Some(3), &dir.join("explain")).unwrap();
     assert_eq!(files.len(), 6);
 
+    // One QM9 column named twice (two spellings) is refused before any work.
+    let twice = TmRunSpec {
+        target_columns: vec!["homo_lumo_gap".into(), "HOMO_LUMO_gap_au".into()],
+        ..spec.clone()
+    };
+    let err = train_transformer_m(&twice, &dir.join("twice"), &RunControl::default(), &device)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("both the QM9 column"), "{err}");
+
     // A pretrained file of another configuration is a clear error, not a panic.
     let other = TmRunSpec {
         model: TransformerMConfig::new(2, 32, 32, 4, 8),

@@ -41,8 +41,8 @@ pub fn resolve_tm_init(
     Ok((Some(file), model))
 }
 
-/// `train --model transformer-m --dataset qm9`: trains (an ensemble with
-/// `--ensemble-size`) and prints the metrics.
+/// `train --model transformer-m --dataset qm9`: trains and prints the metrics (one run:
+/// `--ensemble-size` is refused for QM9, whose split follows the seed).
 ///
 /// # Errors
 /// No QM9 target, a MAT preset, QM9 unavailable, training failures.
