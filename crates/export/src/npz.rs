@@ -5,8 +5,54 @@
 use std::path::Path;
 
 use ndarray::{Array1, ArrayD, IxDyn};
+use train::model_inputs::InputFeatures;
 
 use crate::{ExportError, Feed, FeedData};
+
+/// One padded batch of the featurized rows of `features`, under the exported model's
+/// input names (MAT: `node_features`, `key_padding_mask`, `adjacency`, `distances`;
+/// Transformer-M: docs/ONNX.md, every molecule in the featurizer's mode), and the
+/// positions in `features` of its molecules (skipped rows are left out).
+///
+/// # Errors
+/// [`ExportError::Invalid`] when no row was featurized or the features cannot be
+/// padded together.
+pub fn input_feeds(features: &InputFeatures) -> Result<(Vec<Feed>, Vec<usize>), ExportError> {
+    fn kept<T>(rows: &[Option<T>]) -> (Vec<usize>, Vec<&T>) {
+        rows.iter()
+            .enumerate()
+            .filter_map(|(k, f)| f.as_ref().map(|f| (k, f)))
+            .unzip()
+    }
+    let none = || ExportError::Invalid("no molecule could be featurized".into());
+    let bad = |e: &dyn std::fmt::Display| ExportError::Invalid(e.to_string());
+    match features {
+        InputFeatures::Mat(rows) => {
+            let (kept, ok) = kept(rows);
+            if ok.is_empty() {
+                return Err(none());
+            }
+            let data = mol_featurize::pad_batch(&ok).map_err(|e| bad(&e))?;
+            Ok((crate::mat_feeds(&data), kept))
+        }
+        InputFeatures::TransformerM {
+            features,
+            limits,
+            mode,
+        } => {
+            let (kept, ok) = kept(features);
+            if ok.is_empty() {
+                return Err(none());
+            }
+            let data = mol_featurize::pad_graphormer_batch(&ok, limits).map_err(|e| bad(&e))?;
+            let modes = vec![*mode; data.batch_size];
+            Ok((
+                crate::transformer_m::transformer_m_feeds(&data, &modes),
+                kept,
+            ))
+        }
+    }
+}
 
 /// Writes `feeds` (float32, bool and int64 arrays) and `row` (the input row of each
 /// molecule; skipped rows are absent) to `out`; returns a line describing them.

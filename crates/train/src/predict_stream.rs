@@ -11,80 +11,16 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
 use burn::prelude::*;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use mol_featurize::FeaturizeReport;
 use mol_featurize::cache::ConformerCache;
 
-use crate::delimited_rows::{Columns, DelimitedRows};
 use crate::error::TrainError;
-use crate::table_data::TableData;
-use crate::trained_run::{Readout, RunFeatures, TrainedRun};
-
-/// Rows per chunk by default: about 7 MB of MAT features for drug-sized molecules.
-pub const DEFAULT_CHUNK_ROWS: usize = 1024;
-
-/// The molecules of a streaming prediction.
-pub enum StreamInput {
-    /// A delimited file read in chunks.
-    Delimited {
-        /// The file.
-        path: PathBuf,
-        /// Its SMILES column.
-        smiles_column: String,
-        /// Its field delimiter.
-        delimiter: u8,
-    },
-    /// Rows already in memory (a structure file, SMILES).
-    Table(TableData),
-}
-
-/// Settings of [`predict_stream`].
-#[derive(Debug, Clone)]
-pub struct StreamOptions {
-    /// Rows per chunk (at least 1).
-    pub chunk_rows: usize,
-    /// Continue the output file where it stops instead of starting it again.
-    pub resume: bool,
-    /// Heavy-atom limit per molecule.
-    pub max_atoms: usize,
-    /// Draw a progress bar with rate and ETA on stderr (on a terminal only).
-    pub progress: bool,
-    /// With an ensemble or MC dropout, also write each member's (or pass's) prediction
-    /// (`<task>_pred_<k>`).
-    pub members: bool,
-    /// MC dropout (Gal and Ghahramani 2016; chemprop's `dropout` uncertainty): this many
-    /// forward passes per run with dropout on, their mean and standard deviation written
-    /// as an ensemble's. The runs must be opened on an autodiff device
-    /// (`TrainedRun::open(dir, &device.clone().autodiff(), ..)`, the same device given to
-    /// [`predict_stream`]), where dropout is active; `None`: one deterministic pass.
-    pub mc_dropout: Option<usize>,
-    /// MC dropout: the masks' seed. Each chunk's passes reseed the device from it and the
-    /// chunk's first row, so a row's passes do not depend on the chunk before it (a
-    /// resumed prediction writes what an uninterrupted one would).
-    pub seed: u64,
-    /// Stop after this many chunks have been written (tests: an interruption between
-    /// chunks); `None` to run to the end.
-    pub stop_after_chunks: Option<usize>,
-}
-
-impl Default for StreamOptions {
-    fn default() -> Self {
-        Self {
-            chunk_rows: DEFAULT_CHUNK_ROWS,
-            resume: false,
-            max_atoms: mol_featurize::DEFAULT_MAX_ATOMS,
-            progress: true,
-            members: false,
-            mc_dropout: None,
-            seed: 0,
-            stop_after_chunks: None,
-        }
-    }
-}
+pub use crate::predict_rows::{DEFAULT_CHUNK_ROWS, StreamInput, StreamOptions};
+use crate::predict_rows::{mc_dropout_passes, predict_rows};
+use crate::trained_run::TrainedRun;
 
 /// What [`predict_stream`] did.
 #[derive(Debug, Clone, Default)]
@@ -130,56 +66,6 @@ pub fn header(members: &[TrainedRun], passes: usize, with_ids: bool, each: bool)
     }
     header.push("error".into());
     header
-}
-
-/// Forward passes per run: `mc_dropout`'s count (checked: at least 2, an autodiff
-/// `device`, every run's model with dropout), else 1.
-fn mc_dropout_passes(
-    members: &[TrainedRun],
-    mc_dropout: Option<usize>,
-    device: &Device,
-) -> Result<usize, TrainError> {
-    let Some(k) = mc_dropout else {
-        return Ok(1);
-    };
-    if k < 2 {
-        return Err(TrainError::Invalid(format!(
-            "--mc-dropout {k}: at least 2 passes are needed for a standard deviation"
-        )));
-    }
-    if !device.is_autodiff() {
-        return Err(TrainError::Invalid(
-            "MC dropout needs the runs opened on an autodiff device (dropout is off elsewhere)"
-                .into(),
-        ));
-    }
-    if let Some(run) = members.iter().find(|r| r.dropout() <= 0.0) {
-        return Err(TrainError::Invalid(format!(
-            "{}: its model has no dropout (dropout 0 in run.json), so MC dropout would \
-             repeat one prediction",
-            run.dir.display()
-        )));
-    }
-    Ok(k)
-}
-
-/// One row's values: per task the members' mean, [std, each member's value], as
-/// [`header`] orders them.
-fn row_values(outputs: &[Vec<f32>], each: bool) -> Vec<f32> {
-    let tasks = outputs.first().map_or(0, Vec::len);
-    let mut values = Vec::new();
-    for t in 0..tasks {
-        let member: Vec<f32> = outputs.iter().map(|o| o[t]).collect();
-        let (mean, std) = crate::ensemble::mean_std(&member);
-        values.push(mean);
-        if outputs.len() > 1 {
-            values.push(std);
-            if each {
-                values.extend(&member);
-            }
-        }
-    }
-    values
 }
 
 /// Rows already complete in `out`, after cutting an incomplete last line: checks that the
@@ -256,13 +142,10 @@ fn end_of_last_line(mut file: &std::fs::File) -> std::io::Result<u64> {
     Ok(0)
 }
 
-/// One featurized chunk: its first row, its rows, their features and report.
-type Chunk = (usize, TableData, RunFeatures, FeaturizeReport);
-
 /// Predicts every row of `input` with `members` (one run, or an ensemble's members:
 /// [`crate::trained_run::open_members`]) into the CSV `out` (standard output when `None`;
-/// see the module documentation), featurizing with `cache` when given. The members share
-/// one featurization (they share the featurizer settings).
+/// see the module documentation), featurizing with `cache` when given
+/// ([`predict_rows`]); each chunk's rows are written and flushed as it finishes.
 ///
 /// # Errors
 /// An unreadable input (its row named), an `out` that cannot be written or resumed, a
@@ -276,10 +159,10 @@ pub fn predict_stream(
     device: &Device,
 ) -> Result<StreamReport, TrainError> {
     let t0 = Instant::now();
-    let with_ids = matches!(&input, StreamInput::Table(t) if !t.table.ids.is_empty());
-    let Some(run) = members.first() else {
+    if members.is_empty() {
         return Err(TrainError::Invalid("no model to predict with".into()));
-    };
+    }
+    let with_ids = matches!(&input, StreamInput::Table(t) if !t.table.ids.is_empty());
     let passes = mc_dropout_passes(members, options.mc_dropout, device)?;
     let header = header(members, passes, with_ids, options.members);
     let shown = out.map_or_else(|| PathBuf::from("<stdout>"), Path::to_path_buf);
@@ -320,107 +203,54 @@ pub fn predict_stream(
     let one_chunk = total.is_some_and(|n| n.saturating_sub(resumed) <= options.chunk_rows);
     let conformer_bar = options.progress && one_chunk;
     let bar = progress_bar(options.progress && !one_chunk, total, resumed);
-    let mut report = StreamReport {
-        rows_resumed: resumed,
-        rows_written: resumed,
-        ..Default::default()
-    };
-    let featurizer = run.featurizer();
-    let chunk_rows = options.chunk_rows.max(1);
-    let max_atoms = options.max_atoms;
-    std::thread::scope(|scope| -> Result<(), TrainError> {
-        // One chunk in flight: featurizing chunk k + 1 overlaps the model on chunk k.
-        let (tx, rx) = sync_channel::<Result<Chunk, TrainError>>(1);
-        let reader_input = input;
-        scope.spawn(move || {
-            let mut next = Chunks::new(reader_input, resumed, chunk_rows);
-            loop {
-                let chunk = match next.next_chunk() {
-                    Ok(Some((first, data))) => featurizer
-                        .featurize(&data, (cache, max_atoms, conformer_bar))
-                        .map(|(f, r)| (first, data, f, r)),
-                    Ok(None) => return,
-                    Err(e) => Err(e),
-                };
-                let failed = chunk.is_err();
-                if tx.send(chunk).is_err() || failed {
-                    return; // the writer stopped, or nothing more can be read
-                }
-            }
-        });
-        let mut chunks_done = 0;
-        for chunk in rx {
-            let (first, data, features, featurized) = chunk?;
-            let mut outputs: Vec<Vec<Option<Vec<f32>>>> = Vec::with_capacity(members.len());
-            for (m, member) in members.iter().enumerate() {
-                let labels = member.labels();
-                for pass in 0..passes {
-                    if options.mc_dropout.is_some() {
-                        let pass = (m * passes + pass) as u64;
-                        let first = first as u64;
-                        device
-                            .clone()
-                            .without_autodiff()
-                            .seed(options.seed ^ first.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ pass);
-                    }
-                    let (rows, _) =
-                        member.infer_features(&features, Readout::Prediction, device)?;
-                    outputs.push(
-                        rows.into_iter()
-                            .map(|r| r.map(|raw| labels.output(&raw)))
-                            .collect(),
-                    );
-                }
-            }
-            let rows: Vec<Option<Vec<Vec<f32>>>> = (0..data.table.len())
-                .map(|k| outputs.iter().map(|o| o[k].clone()).collect())
-                .collect();
-            let mut skipped = featurized.skipped.iter().peekable();
-            for (k, raw) in rows.into_iter().enumerate() {
-                let mut rec = vec![(first + k).to_string()];
+    let done = predict_rows(
+        members,
+        input,
+        resumed,
+        options,
+        (cache, conformer_bar),
+        device,
+        |rows| {
+            let n = rows.len();
+            for row in rows {
+                let mut rec = vec![row.row.to_string()];
                 if with_ids {
-                    rec.push(data.table.ids.get(k).cloned().unwrap_or_default());
+                    rec.push(row.id.unwrap_or_default());
                 }
-                rec.push(data.table.smiles[k].clone());
-                match raw {
-                    Some(outputs) => {
-                        let values = row_values(&outputs, options.members);
+                rec.push(row.smiles);
+                match (row.values, row.error) {
+                    (Some(values), _) => {
                         rec.extend(values.iter().map(f32::to_string));
                         rec.push(String::new());
                     }
-                    None => {
+                    (None, error) => {
                         rec.extend((0..header.len() - rec.len() - 1).map(|_| String::new()));
-                        let s = skipped.next_if(|s| s.row == k);
-                        let kind = s.map_or("not featurized", |s| s.kind.as_str());
-                        *report.skipped_by_kind.entry(kind.to_string()).or_default() += 1;
-                        // One line per row, whatever the reason says (a resume cuts at the last newline).
-                        rec.push(
-                            s.map_or_else(|| kind.to_string(), |s| s.reason.replace('\n', " ")),
-                        );
+                        // One line per row, whatever the reason says (a resume cuts at the
+                        // last newline).
+                        let reason = error.map_or_else(String::new, |(_, r)| r.replace('\n', " "));
+                        rec.push(reason);
                     }
                 }
                 w.write_record(&rec).map_err(csv_err)?;
             }
             w.flush().map_err(|e| TrainError::io(&shown, e))?;
-            let n = data.table.len();
-            report.rows_predicted += n;
-            report.rows_written += n;
             bar.inc(n as u64);
-            chunks_done += 1;
-            if options.stop_after_chunks == Some(chunks_done) {
-                return Ok(());
-            }
-        }
-        report.complete = true;
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     bar.finish_and_clear();
     w.into_inner()
         .map_err(|e| TrainError::io(&shown, e.into_error()))?
         .flush()
         .map_err(|e| TrainError::io(&shown, e))?;
-    report.seconds = t0.elapsed().as_secs_f64();
-    Ok(report)
+    Ok(StreamReport {
+        rows_written: resumed + done.rows,
+        rows_resumed: resumed,
+        rows_predicted: done.rows,
+        skipped_by_kind: done.skipped_by_kind,
+        seconds: t0.elapsed().as_secs_f64(),
+        complete: done.complete,
+    })
 }
 
 /// Data records of a delimited file (a quick pass without parsing cells), for the
@@ -456,85 +286,4 @@ fn progress_bar(show: bool, total: Option<usize>, done: usize) -> ProgressBar {
     // Elapsed time moves while a chunk of cold conformers is embedded.
     bar.enable_steady_tick(std::time::Duration::from_millis(500));
     bar
-}
-
-/// The input cut into chunks of rows, starting at row `skip`.
-struct Chunks {
-    source: ChunkSource,
-    chunk_rows: usize,
-}
-
-enum ChunkSource {
-    /// An open delimited file, or the error of opening it (reported once).
-    Delimited(Option<Result<DelimitedRows, TrainError>>, usize),
-    /// Rows in memory and the next one.
-    Table(TableData, usize),
-}
-
-impl Chunks {
-    fn new(input: StreamInput, skip: usize, chunk_rows: usize) -> Self {
-        let source = match input {
-            StreamInput::Table(data) => ChunkSource::Table(data, skip),
-            StreamInput::Delimited {
-                path,
-                smiles_column,
-                delimiter,
-            } => {
-                let columns = Columns {
-                    smiles: &smiles_column,
-                    id: None,
-                    targets: &[],
-                };
-                let opened = DelimitedRows::open(&path, columns, delimiter);
-                ChunkSource::Delimited(Some(opened), skip)
-            }
-        };
-        Self { source, chunk_rows }
-    }
-
-    /// The next chunk's first row and rows; `None` at the end.
-    fn next_chunk(&mut self) -> Result<Option<(usize, TableData)>, TrainError> {
-        match &mut self.source {
-            ChunkSource::Table(data, next) => {
-                let end = (*next + self.chunk_rows).min(data.table.len());
-                if *next >= end {
-                    return Ok(None);
-                }
-                let rows: Vec<usize> = (*next..end).collect();
-                let first = *next;
-                *next = end;
-                Ok(Some((first, data.subset(&rows))))
-            }
-            ChunkSource::Delimited(reader, skip) => {
-                if matches!(reader, Some(Err(_)))
-                    && let Some(Err(e)) = reader.take()
-                {
-                    return Err(e);
-                }
-                let Some(Ok(rows)) = reader.as_mut() else {
-                    return Ok(None);
-                };
-                // Rows an earlier run wrote, read and dropped a chunk at a time.
-                while *skip > 0 {
-                    let skipped = rows.next_chunk((*skip).min(self.chunk_rows))?.len();
-                    if skipped == 0 {
-                        break;
-                    }
-                    *skip -= skipped;
-                }
-                let first = rows.next_row();
-                let table = rows.next_chunk(self.chunk_rows)?;
-                if table.is_empty() {
-                    return Ok(None);
-                }
-                Ok(Some((
-                    first,
-                    TableData {
-                        table,
-                        structures: None,
-                    },
-                )))
-            }
-        }
-    }
 }

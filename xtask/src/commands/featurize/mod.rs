@@ -8,15 +8,13 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Result;
-use models::transformer_m::Mode;
-use mol_featurize::{ConformerOptions, Featurizer, GraphormerFeaturizer, MatFeaturizer};
 use train::RunKind;
+use train::model_inputs::InputFeaturizer;
 use train::run_file::RunSpecFile;
-use train::table_data::{TableData, featurize_table};
 
-use super::common::{CoordsArg, ModelArg, conformer_cache_dir, featurizer};
+use super::common::{CoordsArg, ModelArg, conformer_cache_dir};
 use super::structure_args::{StructureArgs, coords_for};
-use output::{FeatureFormat, Output, export_feeds};
+use output::{FeatureFormat, Output};
 
 /// Flags of `featurize`.
 #[derive(clap::Args)]
@@ -90,108 +88,38 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
     let all = source.read(&[])?;
     let rows = train::shards::shard_rows(all.table.len(), args.shard);
     let data = all.subset(&rows);
-    // A run trained on a file's coordinates gets the closest pipeline for a CSV's SMILES
-    // (train::predict::conformer_for_smiles).
-    let for_data = |options: &ConformerOptions| match (&data.structures, &args.run) {
-        (None, Some(run)) => train::predict::conformer_for_smiles(options, run),
-        _ => options.clone(),
-    };
     if let Some((k, n)) = args.shard {
         println!("shard {k}/{n}: {} rows", rows.len());
     }
-    // The run's spec, read once; its family decides the features.
+    // The run's spec, read once; its family and featurizer decide the features.
     let spec = match &args.run {
         Some(run) => Some(RunSpecFile::load(run)?),
         None => None,
     };
-    let kind = spec.as_ref().map_or(
-        match args.model {
-            ModelArg::Mat => RunKind::Mat,
-            ModelArg::TransformerM => RunKind::TransformerM,
-            ModelArg::SmilesGpt => RunKind::SmilesGpt,
-        },
-        RunSpecFile::kind,
-    );
-    let out = Output {
-        path: args.out,
-        format: args.format,
-        rows: &rows,
+    let family = match args.model {
+        ModelArg::Mat => RunKind::Mat,
+        ModelArg::TransformerM => RunKind::TransformerM,
+        ModelArg::SmilesGpt => RunKind::SmilesGpt,
     };
-    match kind {
-        RunKind::SmilesGpt => {
-            anyhow::bail!(
-                "smiles-gpt reads SMILES tokens (vocab.json of its run), not molecule features"
-            )
-        }
-        RunKind::Mat => {
-            let featurizer = match &spec {
-                Some(RunSpecFile::Mat(spec)) => spec.featurizer.clone(),
-                _ => featurizer(coords, args.seed, false),
-            };
-            let featurizer = MatFeaturizer {
-                conformer: for_data(&featurizer.conformer),
-                ..featurizer
-            };
-            let featurizer = limited(featurizer, args.max_atoms);
-            let features = featurize(&data, &rows, &featurizer, cache)?;
-            out.write(&features, |ok| {
-                Ok(export_feeds::mat(
-                    &mol_featurize::pad_batch(ok).map_err(anyhow::Error::msg)?,
-                ))
-            })
-        }
-        RunKind::TransformerM => {
-            let (featurizer, limits, mode) = match &spec {
-                Some(RunSpecFile::TransformerM(spec)) => {
-                    (spec.featurizer(), spec.model.limits, spec.eval_mode)
-                }
-                _ => {
-                    let limits = mol_featurize::graphormer::EncodingLimits::default();
-                    let featurizer = GraphormerFeaturizer {
-                        max_hops: limits.max_hops,
-                        conformer: featurizer(coords, args.seed, false).conformer,
-                    };
-                    (featurizer, limits, Mode::Both)
-                }
-            };
-            let featurizer = GraphormerFeaturizer {
-                conformer: for_data(&featurizer.conformer),
-                ..featurizer
-            };
-            let featurizer = limited(featurizer, args.max_atoms);
-            let features = featurize(&data, &rows, &featurizer, cache)?;
-            out.write(&features, |ok| {
-                let data =
-                    mol_featurize::pad_graphormer_batch(ok, &limits).map_err(anyhow::Error::msg)?;
-                Ok(export_feeds::transformer_m(&data, mode))
-            })
-        }
-    }
-}
-
-/// `featurizer` with the `--max-atoms` limit (default: its own).
-fn limited<F: Featurizer>(featurizer: F, max_atoms: Option<u64>) -> mol_featurize::AtomLimit<F> {
-    let max_atoms = max_atoms.map_or(featurizer.max_atoms(), |n| n as usize);
-    mol_featurize::AtomLimit {
-        inner: featurizer,
-        max_atoms,
-    }
-}
-
-/// Featurizes `data` (rows `rows` of the input) and prints the report.
-fn featurize<F: Featurizer>(
-    data: &TableData,
-    rows: &[usize],
-    featurizer: &F,
-    cache: Option<PathBuf>,
-) -> Result<(Vec<Option<F::Features>>, mol_featurize::FeaturizeReport)> {
+    let featurizer = InputFeaturizer::new(
+        family,
+        args.run.as_deref().zip(spec.as_ref()),
+        (coords.into(), args.seed),
+        args.max_atoms.map(|n| n as usize),
+        data.structures.is_some(),
+    )?;
     let t0 = Instant::now();
     let cache = train::open_conformer_cache(cache.as_deref());
-    let (features, mut report) = featurize_table(featurizer, data, true, cache.as_ref())?;
+    let (features, mut report) = featurizer.featurize(&data, cache.as_ref(), true)?;
     // Report rows of the input file (a shard featurizes a subset).
     for s in &mut report.skipped {
         s.row = rows[s.row];
     }
     train::conformer_cache::print_featurize_report(&report, t0.elapsed().as_secs_f64());
-    Ok((features, report))
+    let out = Output {
+        path: args.out,
+        format: args.format,
+        rows: &rows,
+    };
+    out.write(&features, &report)
 }

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use models::transformer_m::Mode;
-use serde::Serialize;
+use mol_featurize::FeaturizeReport;
+use train::model_inputs::InputFeatures;
 
 #[cfg(not(feature = "onnx"))]
 use crate::commands::common::missing_feature;
@@ -29,19 +29,15 @@ pub struct Output<'a> {
 }
 
 impl Output<'_> {
-    /// Writes `features` as JSON, or as the padded batch that `feeds` makes of the
-    /// featurized molecules (`.npz`).
-    pub fn write<T: Serialize>(
-        &self,
-        (features, report): &(Vec<Option<T>>, mol_featurize::FeaturizeReport),
-        #[allow(unused_variables)] feeds: impl Fn(&[&T]) -> Result<export_feeds::Feeds>,
-    ) -> Result<()> {
+    /// Writes `features` as JSON with `report`, or as one padded batch of the featurized
+    /// molecules with the exported model's input names (`.npz`).
+    pub fn write(&self, features: &InputFeatures, report: &FeaturizeReport) -> Result<()> {
         let Some(out) = &self.path else {
             return Ok(());
         };
         match self.format {
             FeatureFormat::Json => {
-                let json = serde_json::json!({ "report": report, "rows": self.rows, "features": features });
+                let json = serde_json::json!({ "report": report, "rows": self.rows, "features": features.to_json()? });
                 std::fs::write(out, serde_json::to_vec(&json)?)
                     .with_context(|| out.display().to_string())?;
                 println!("wrote {}", out.display());
@@ -49,57 +45,15 @@ impl Output<'_> {
             }
             #[cfg(feature = "onnx")]
             FeatureFormat::Npz => {
-                let (rows, ok): (Vec<i64>, Vec<&T>) = features
-                    .iter()
-                    .zip(self.rows)
-                    .filter_map(|(f, &row)| f.as_ref().map(|f| (row as i64, f)))
-                    .unzip();
-                if ok.is_empty() {
-                    anyhow::bail!(
-                        "no molecule could be featurized: nothing to write to {}",
-                        out.display()
-                    );
-                }
-                let wrote = export::npz::write_feeds_npz(out, &feeds(&ok)?, rows)?;
+                let (feeds, kept) = export::npz::input_feeds(features)
+                    .with_context(|| format!("nothing to write to {}", out.display()))?;
+                let rows = kept.iter().map(|&k| self.rows[k] as i64).collect();
+                let wrote = export::npz::write_feeds_npz(out, &feeds, rows)?;
                 println!("wrote {wrote}");
                 Ok(())
             }
             #[cfg(not(feature = "onnx"))]
             FeatureFormat::Npz => Err(missing_feature("onnx", "--format npz")),
-        }
-    }
-}
-
-/// The exported models' input arrays of a padded batch (`export`'s feeds; empty without
-/// the `onnx` feature, where `--format npz` is refused before they are asked for).
-pub mod export_feeds {
-    use super::*;
-
-    #[cfg(feature = "onnx")]
-    pub type Feeds = Vec<export::Feed>;
-    /// Nothing: `--format npz` needs the `onnx` feature.
-    #[cfg(not(feature = "onnx"))]
-    pub struct Feeds;
-
-    /// MAT's inputs.
-    pub fn mat(data: &mol_featurize::MatBatchData) -> Feeds {
-        #[cfg(feature = "onnx")]
-        return export::mat_feeds(data);
-        #[cfg(not(feature = "onnx"))]
-        {
-            let _ = data;
-            Feeds
-        }
-    }
-
-    /// Transformer-M's inputs, every molecule in `mode`.
-    pub fn transformer_m(data: &mol_featurize::GraphormerBatchData, mode: Mode) -> Feeds {
-        #[cfg(feature = "onnx")]
-        return export::transformer_m::transformer_m_feeds(data, &vec![mode; data.batch_size]);
-        #[cfg(not(feature = "onnx"))]
-        {
-            let _ = (data, mode);
-            Feeds
         }
     }
 }
