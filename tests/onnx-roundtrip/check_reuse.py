@@ -21,33 +21,41 @@ import sys
 ENV = dict(os.environ, __CARGO_TEST_CHANNEL_OVERRIDE_DO_NOT_USE_THIS="nightly")
 
 
+# A unit's identity as a small integer, shared by both graphs: its own fields and its
+# dependencies' identities. (Nesting the dependencies' tuples instead makes every hash and
+# comparison walk the whole dependency tree, expanded: minutes on the xtask graph.)
+INTERNED = {}
+
+
 def unit_graph(args, cwd):
     out = subprocess.run(
         ["cargo", "build", *args, "--unit-graph", "-Z", "unstable-options"],
         cwd=cwd, env=ENV, check=True, capture_output=True, text=True,
     ).stdout
     units = json.loads(out)["units"]
-    ids = {}
+    ids, fields = {}, {}
 
     def ident(i):
         if i not in ids:
             u = units[i]
-            ids[i] = (
+            own = (
                 u["pkg_id"].split("#")[-1], u["target"]["name"], u["mode"],
                 tuple(u["features"]), json.dumps(u["profile"], sort_keys=True),
-                tuple(sorted(ident(d["index"]) for d in u["dependencies"])),
             )
+            key = own + (tuple(sorted(ident(d["index"]) for d in u["dependencies"])),)
+            ids[i] = INTERNED.setdefault(key, len(INTERNED))
+            fields[ids[i]] = own
         return ids[i]
 
     for i in range(len(units)):
         ident(i)
-    return units, ids
+    return units, ids, fields
 
 
 def main():
-    _, main_ids = unit_graph(["-p", "xtask", "--features", "full"], ".")
+    _, main_ids, main_fields = unit_graph(["-p", "xtask", "--features", "full"], ".")
     shared = set(main_ids.values())
-    units, ids = unit_graph(["-p", "onnx-roundtrip"], "tests/onnx-roundtrip")
+    units, ids, fields = unit_graph(["-p", "onnx-roundtrip"], "tests/onnx-roundtrip")
     root = [i for i, u in enumerate(units)
             if u["target"]["name"] == "onnx_roundtrip" and "lib" in u["target"]["kind"]]
     seen, stack = set(), [d["index"] for i in root for d in units[i]["dependencies"]
@@ -61,8 +69,9 @@ def main():
     print(f"round-trip dependency units: {len(seen)}, not in the main build: {len(missing)}")
     for i in missing:
         if all(ids[d["index"]] in shared for d in units[i]["dependencies"]):
-            name, target, _, features = ids[i][:4]
-            others = sorted({m[3] for m in shared if m[0] == name and m[1] == target})
+            name, target, _, features = fields[ids[i]][:4]
+            others = sorted({main_fields[m][3] for m in shared
+                             if main_fields[m][0] == name and main_fields[m][1] == target})
             print(f"  cause: {name} ({target}) features {list(features)}; main has {others}")
     return 1 if missing else 0
 
