@@ -13,23 +13,31 @@ arrays back into DataFrames.
 Molecules, wherever a function takes them: a list (or pandas Series) of SMILES strings
 or RDKit ``Chem.Mol`` objects, or a DataFrame with a SMILES (or Mol) column
 (``smiles_column``). A Mol with a conformer is read through its MOL block with its own
-coordinates; one without, through its SMILES. A file (CSV, SDF, ``.sdf.gz``) is given as
-``path=``. A molecule that cannot be featurized is that row's error (NaN values and a
-reason), never an exception that loses the other rows.
+coordinates; one without, through its SMILES (``train`` takes every Mol by its SMILES:
+give an SDF as ``data`` to train on a file's own coordinates). A file (CSV, SDF,
+``.sdf.gz``) is given as ``path=``. A molecule that cannot be featurized, and a missing one
+(``None``, NaN), is that row's error (NaN values and a reason), never an exception that
+loses the other rows.
 """
 
 from __future__ import annotations
 
 import csv
+import math
 import os
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from . import _molattn
-from ._molattn import __version__, cli
+# ONNX verification (Run.export_onnx) runs onnx and onnxruntime in this interpreter, not
+# whatever `python3` is first on the PATH (export::verify::python).
+os.environ.setdefault("MOLATTN_PYTHON", sys.executable)
+
+from . import _molattn  # noqa: E402
+from ._molattn import __version__, cli  # noqa: E402
 
 __all__ = ["Run", "cli", "featurize", "generate", "load", "train", "__version__"]
 
@@ -65,11 +73,23 @@ class _Input:
         self.smiles, self.sdf, self.rows = smiles, sdf, rows
 
 
+def _missing(x: Any) -> bool:
+    """None, NaN or pandas' NA: a row without a molecule."""
+    if x is None:
+        return True
+    if isinstance(x, float):
+        return math.isnan(x)
+    return type(x).__name__ in ("NAType", "NaTType")
+
+
 def _inputs(items: list) -> tuple[list[_Input], tempfile.TemporaryDirectory | None]:
     """Groups ``items`` into at most two inputs: SMILES (strings, Mols without a
     conformer) and MOL blocks (Mols with one), written as an SDF."""
     smiles, smiles_rows, mols, mol_rows = [], [], [], []
     for k, x in enumerate(items):
+        if _missing(x):
+            # An empty SMILES: the row's error ("no atoms"), like any molecule that fails.
+            x = ""
         if isinstance(x, str):
             smiles.append(x)
             smiles_rows.append(k)
@@ -127,7 +147,9 @@ def featurize(
     36]`` float32, ``key_padding_mask`` ``[B, N]`` bool, True = padding, ``adjacency``
     and ``distances`` ``[B, N, N]`` float32, Angstrom; Transformer-M: docs/ONNX.md) and
     ``row`` (``[B]`` int64: each molecule's input row); ``errors`` lists ``(row,
-    reason)`` for every molecule skipped. ``model``: ``mat`` or ``transformer-m``;
+    reason)`` for every molecule skipped. When none is featurized ``arrays`` holds only
+    the empty ``row`` (the CLI refuses to write an empty npz; here every row is still
+    answered in ``errors``). ``model``: ``mat`` or ``transformer-m``;
     ``run``: featurize exactly as that training run did (its family and settings).
     ``coords``: ``embed3d`` (default for SMILES), ``layout2d``, ``topological``, ``file``
     (default for an SDF and Mols with conformers: their own coordinates).
@@ -136,7 +158,7 @@ def featurize(
         run = run.path
     kw = dict(
         model=model, coords=coords, seed=seed, cache=_path(cache), no_cache=no_cache,
-        max_atoms=max_atoms, run=_path(run), smiles_column=smiles_column,
+        max_atoms=_max_atoms(max_atoms), run=_path(run), smiles_column=smiles_column,
         delimiter=delimiter, id_field=id_field,
     )
     if molecules is None:
@@ -190,7 +212,8 @@ def train(
     **options: Any,
 ) -> Run:
     """Trains a model as ``cargo xtask train`` does (the same flags, defaults, progress
-    output and run folder) and returns the trained ``Run``.
+    output and run folder) on ``device`` (``--device``) and returns the trained ``Run``
+    (opened on the same device).
 
     ``data``: a file (CSV, SDF, ``.sdf.gz``), a pandas DataFrame (written to
     ``<out>/input.csv`` first, so the run can be resumed), or a list of SMILES with
@@ -206,7 +229,7 @@ def train(
     if y is not None:
         if data is None or _is_frame(data):
             raise ValueError("y goes with a list of SMILES as data")
-        smiles = [s if isinstance(s, str) else _smiles_of(s) for s in _items(data, smiles_column)]
+        smiles = [_smiles_of(s) for s in _items(data, smiles_column)]
         values = np.asarray(y, dtype=float)
         if values.ndim == 1:
             values = values[:, None]
@@ -225,7 +248,7 @@ def train(
     elif _is_frame(data):
         out.mkdir(parents=True, exist_ok=True)
         frame = data.copy()
-        frame[smiles_column] = [s if isinstance(s, str) else _smiles_of(s) for s in frame[smiles_column]]
+        frame[smiles_column] = [_smiles_of(s) for s in frame[smiles_column]]
         data = out / "input.csv"
         frame.to_csv(data, index=False)
     argv = ["train", "--model", model, "--out", os.fspath(out)]
@@ -233,15 +256,28 @@ def train(
         argv += ["--data", os.fspath(data)]
     if smiles_column != "smiles":
         argv += ["--smiles-column", smiles_column]
-    argv += _flags({"target": target, **options})
+    argv += _flags({"target": target, "device": None if device == "flex" else device, **options})
     cli(argv)
     return Run.load(out, device=device)
 
 
-def _smiles_of(mol: Any) -> str:
+def _smiles_of(x: Any) -> str:
+    """A training row's SMILES: the string, a Mol's SMILES, "" for a missing one."""
+    if isinstance(x, str):
+        return x
+    if _missing(x):
+        return ""
+    if not _is_mol(x):
+        raise ValueError(f"expected a SMILES string or an RDKit Mol, got {type(x).__name__}")
     from rdkit import Chem
 
-    return Chem.MolToSmiles(mol)
+    return Chem.MolToSmiles(x)
+
+
+def _max_atoms(max_atoms: int | None) -> int | None:
+    if max_atoms is not None and max_atoms < 1:
+        raise ValueError(f"max_atoms must be at least 1, got {max_atoms}")
+    return max_atoms
 
 
 class Run:
@@ -276,6 +312,11 @@ class Run:
     def members(self) -> int:
         """An ensemble's size, else 1."""
         return self._run.members
+
+    @property
+    def device(self) -> str:
+        """The device the run's model is on (``flex``, ``wgpu``)."""
+        return self._run.device
 
     def __repr__(self) -> str:
         return repr(self._run)
@@ -312,6 +353,9 @@ class Run:
         cache: str | os.PathLike | None = None,
         no_cache: bool = False,
         max_atoms: int | None = None,
+        delimiter: str = ",",
+        id_field: str | None = None,
+        chunk_rows: int = 1024,
     ):
         """Predictions as ``cargo xtask predict`` computes them.
 
@@ -319,10 +363,19 @@ class Run:
         probability for classification; NaN where a molecule was skipped), or for a
         DataFrame a DataFrame with one column per task (``<task>_std`` too with an
         ensemble or ``mc_dropout``) and an ``error`` column. ``details=True``: a dict with
-        ``values``, ``std``, ``outputs`` (with ``members=True``), ``errors``, ``smiles``.
+        ``values``, ``std``, ``outputs`` (``[n, tasks, K]``, each member's or pass's, with
+        ``members=True`` and an ensemble or ``mc_dropout``; else None), ``errors``,
+        ``smiles``. ``path`` takes ``delimiter`` and ``id_field`` (an SDF's identity field)
+        as the CLI's ``--data``; rows go through in chunks of ``chunk_rows``. With
+        ``mc_dropout``, a list mixing SMILES and Mols with conformers is predicted as two
+        groups, each with its own dropout masks (the CLI's for a file of either alone).
         """
-        kw = dict(cache=_path(cache), no_cache=no_cache, max_atoms=max_atoms,
-                  members=members, mc_dropout=mc_dropout, seed=seed)
+        if chunk_rows < 1:
+            raise ValueError(f"chunk_rows must be at least 1, got {chunk_rows}")
+        kw = dict(cache=_path(cache), no_cache=no_cache, max_atoms=_max_atoms(max_atoms),
+                  members=members, mc_dropout=mc_dropout, seed=seed, chunk_rows=chunk_rows)
+        if molecules is None:
+            kw.update(delimiter=delimiter, id_field=id_field)
         results, n = self._rows("predict", molecules, smiles_column, path, kw)
         result = _merge(results, n)
         if details:
@@ -351,12 +404,18 @@ class Run:
         cache: str | os.PathLike | None = None,
         no_cache: bool = False,
         max_atoms: int | None = None,
+        delimiter: str = ",",
+        id_field: str | None = None,
     ):
         """The vectors the run's head reads, as ``cargo xtask embed`` writes them:
         ``[n, d_model]`` float32 (a row of NaN where a molecule was skipped), or with
         ``atoms=True`` one row per heavy atom. ``details=True``: a dict with
-        ``embeddings``, ``row``, ``atom``, ``errors``, ``smiles``."""
-        kw = dict(cache=_path(cache), no_cache=no_cache, max_atoms=max_atoms, atoms=atoms, member=member)
+        ``embeddings``, ``row``, ``atom``, ``errors``, ``smiles``. ``path`` takes
+        ``delimiter`` and ``id_field`` as the CLI's ``--data``."""
+        kw = dict(cache=_path(cache), no_cache=no_cache, max_atoms=_max_atoms(max_atoms),
+                  atoms=atoms, member=member)
+        if molecules is None:
+            kw.update(delimiter=delimiter, id_field=id_field)
         results, n = self._rows("embed", molecules, smiles_column, path, kw)
         if len(results) == 1 and results[0][1] is None:
             result = results[0][0]

@@ -1,5 +1,7 @@
 //! Rust errors as Python exceptions: what a user did wrong is a `ValueError` (a missing
 //! file a `FileNotFoundError`), with the CLI's message; anything else a `RuntimeError`.
+//! The CLI's own argument checks (`bail!` in xtask's commands: "--ensemble-size needs
+//! ...") are plain messages with no typed cause, and count as the user's.
 
 use pyo3::PyErr;
 use pyo3::exceptions::{PyFileNotFoundError, PyRuntimeError, PyValueError};
@@ -38,6 +40,12 @@ pub fn to_py(e: anyhow::Error) -> PyErr {
                 _ => {}
             }
         }
+    }
+    // A plain message (`bail!("...")`, `anyhow!("{x}")`) with nothing under it: the
+    // commands' argument checks. Typed failures (a model, a runtime) keep RuntimeError.
+    let plain = e.downcast_ref::<String>().is_some() || e.downcast_ref::<&'static str>().is_some();
+    if plain && e.chain().count() == 1 {
+        return PyValueError::new_err(message);
     }
     PyRuntimeError::new_err(message)
 }

@@ -55,13 +55,7 @@ pub fn featurize<'py>(
     delimiter: char,
     id_field: Option<String>,
 ) -> PyResult<Arrays<'py>> {
-    let molecules = Molecules {
-        smiles: smiles.unwrap_or_default(),
-        path,
-        smiles_column,
-        delimiter,
-        id_field,
-    };
+    let molecules = Molecules::new(smiles, path, smiles_column, delimiter, id_field);
     let family: ModelArg = parse_value("model", model).map_err(errors::to_py)?;
     let coords: Option<CoordsArg> = coords
         .map(|c| parse_value("coords", c))
@@ -77,11 +71,7 @@ pub fn featurize<'py>(
                 CoordsArg::Embed3d
             });
             let spec = run.as_deref().map(RunSpecFile::load).transpose()?;
-            let family = match family {
-                ModelArg::Mat => RunKind::Mat,
-                ModelArg::TransformerM => RunKind::TransformerM,
-                ModelArg::SmilesGpt => RunKind::SmilesGpt,
-            };
+            let family = RunKind::from(family);
             let featurizer = InputFeaturizer::new(
                 family,
                 run.as_deref().zip(spec.as_ref()),

@@ -1,5 +1,6 @@
-//! The molecules of a call: a list of SMILES or a molecule file (CSV, SDF, XYZ with
-//! labels), read as the CLI reads `--smiles` and `--data`; and the device and cache.
+//! The molecules of a call: a list of SMILES or a molecule file (a delimited file, an
+//! SDF; XYZ files with labels are the CLI's only), read as the CLI reads `--smiles` and
+//! `--data`; and the device and cache.
 
 use std::path::PathBuf;
 
@@ -26,6 +27,23 @@ pub struct Molecules {
 }
 
 impl Molecules {
+    /// The Python functions' molecule arguments (no `smiles`: the file's rows only).
+    pub fn new(
+        smiles: Option<Vec<String>>,
+        path: Option<PathBuf>,
+        smiles_column: String,
+        delimiter: char,
+        id_field: Option<String>,
+    ) -> Self {
+        Self {
+            smiles: smiles.unwrap_or_default(),
+            path,
+            smiles_column,
+            delimiter,
+            id_field,
+        }
+    }
+
     /// The input as the CLI builds it from `--data` and `--smiles`.
     ///
     /// # Errors

@@ -23,7 +23,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Runs a `cargo xtask` command line, e.g. `cli(["train", "--data", "x.csv", "--out",
 /// "runs/x"])`: the same flags, defaults, progress output and files. `argv` excludes the
-/// program name. `--help` prints the command's help.
+/// program name. `--help` prints the command's help. Progress goes to the process's
+/// stdout / stderr (a terminal, or the log of a notebook's kernel), not `sys.stdout`.
 ///
 /// Raises `ValueError` (a flag the command does not take, a bad value, bad input) or
 /// `FileNotFoundError` with the CLI's message, `RuntimeError` for other failures.
@@ -33,9 +34,10 @@ fn cli(py: Python<'_>, argv: Vec<String>) -> PyResult<()> {
     let matches = match xtask::command().try_get_matches_from(&argv) {
         Ok(m) => m,
         Err(e) if !e.use_stderr() => {
-            // --help / --version: print as the CLI does, not an error.
+            // --help / --version: printed through Python's `print` (so a notebook shows
+            // it), not an error.
             let text = e.render().to_string();
-            py.detach(|| print!("{text}"));
+            py.import("builtins")?.getattr("print")?.call1((text,))?;
             return Ok(());
         }
         Err(e) => return Err(errors::value_error(e.render().to_string())),

@@ -46,11 +46,13 @@ pub struct Run {
 }
 
 impl Run {
-    /// The device and the loaded models; an error if an earlier call panicked holding them.
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, (Device, Loaded)>> {
+    /// The device and the loaded models. Nothing writes them after `load`, so a call that
+    /// panicked while holding them (a `PanicException` in Python) left them whole: the
+    /// lock is taken back instead of failing every later call.
+    fn lock(&self) -> std::sync::MutexGuard<'_, (Device, Loaded)> {
         self.inner
             .lock()
-            .map_err(|_| anyhow!("a Run call panicked"))
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The property runs (an ensemble's members), or an error naming what `verb` needs.
@@ -74,8 +76,8 @@ impl Run {
 #[pymethods]
 impl Run {
     /// Opens the run folder `path` written by `train` (`run.json` and `best_model.bpk`;
-    /// an ensemble's folder opens every member) on `device` (`flex`: the CPU; `wgpu`,
-    /// `cuda` in builds with them).
+    /// an ensemble's folder opens every member) on `device` (`flex`: the CPU; `wgpu`
+    /// in a wheel built with `--features full`; the package has no CUDA build).
     ///
     /// Raises `FileNotFoundError` / `ValueError` when the folder is not a run.
     #[staticmethod]
@@ -192,18 +194,12 @@ impl Run {
         seed: u64,
         chunk_rows: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let molecules = Molecules {
-            smiles: smiles.unwrap_or_default(),
-            path,
-            smiles_column,
-            delimiter,
-            id_field,
-        };
+        let molecules = Molecules::new(smiles, path, smiles_column, delimiter, id_field);
         let cache = cache_dir(cache, no_cache);
         let tasks = self.tasks.len();
         let p = py
             .detach(|| -> Result<Predicted> {
-                let guard = self.lock()?;
+                let guard = self.lock();
                 let (device, loaded) = &*guard;
                 let runs = self.property(loaded, "used to predict")?;
                 // MC dropout: dropout is active only on an autodiff device (as the CLI).
@@ -299,17 +295,11 @@ impl Run {
         atoms: bool,
         member: usize,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let molecules = Molecules {
-            smiles: smiles.unwrap_or_default(),
-            path,
-            smiles_column,
-            delimiter,
-            id_field,
-        };
+        let molecules = Molecules::new(smiles, path, smiles_column, delimiter, id_field);
         let cache = cache_dir(cache, no_cache);
         let embeddings = py
             .detach(|| -> Result<train::embed::Embeddings> {
-                let guard = self.lock()?;
+                let guard = self.lock();
                 let (device, loaded) = &*guard;
                 let runs = self.property(loaded, "embedded")?;
                 let run = runs.get(member).ok_or_else(|| {
@@ -374,11 +364,15 @@ impl Run {
     ) -> PyResult<Bound<'py, PyDict>> {
         let (e, files) = py
             .detach(|| -> Result<(train::explain::Explanation, Vec<PathBuf>)> {
-                let guard = self.lock()?;
-                let (device, loaded) = &*guard;
-                self.property(loaded, "explained")?;
-                let dir = self.model_dir(loaded);
-                let e = train::explain::explain(&dir, &smiles, device)?;
+                // explain opens the model from its folder: the lock only names it, and
+                // other threads' calls go on meanwhile.
+                let (device, dir) = {
+                    let guard = self.lock();
+                    let (device, loaded) = &*guard;
+                    self.property(loaded, "explained")?;
+                    (device.clone(), self.model_dir(loaded))
+                };
+                let e = train::explain::explain(&dir, &smiles, &device)?;
                 let files = match &out {
                     Some(out) => train::explain::render(&e, layer, head, out)?,
                     None => Vec::new(),
@@ -411,9 +405,10 @@ impl Run {
     /// `onnx` and `onnxruntime`. An ensemble's first member is exported.
     fn export_onnx(&self, py: Python<'_>, out: PathBuf) -> PyResult<()> {
         py.detach(|| -> Result<()> {
-            let guard = self.lock()?;
+            // Export opens the model from its folder: the lock only names it.
+            let dir = self.model_dir(&self.lock().1);
             let source = export::run_export::Source::Run {
-                dir: self.model_dir(&guard.1),
+                dir,
                 asked: self.kind,
             };
             Ok(export::run_export::export_and_verify(
@@ -444,18 +439,10 @@ impl Run {
         scaffold: Option<String>,
         batch_size: usize,
     ) -> PyResult<Vec<Bound<'py, PyDict>>> {
-        if !(temperature >= 0.0 && temperature.is_finite()) {
-            return Err(errors::value_error(
-                "temperature must be a finite number >= 0",
-            ));
-        }
-        if top_k == Some(0) {
-            return Err(errors::value_error("top_k must be at least 1"));
-        }
         let rows = py
             .detach(
                 || -> Result<Vec<train::smiles_gpt::generate::GeneratedRow>> {
-                    let guard = self.lock()?;
+                    let guard = self.lock();
                     let (device, loaded) = &*guard;
                     let Loaded::Generator(run) = loaded else {
                         return Err(train::TrainError::Invalid(format!(

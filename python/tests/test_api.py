@@ -46,6 +46,11 @@ def test_invalid_molecules_are_row_errors(cli_run, cache):
     assert [r for r, _ in errors] == [1] and "C1CC" in errors[0][1]
     emb = run.embed(["C1CC", "CCO"], cache=cache)
     assert np.isnan(emb[0]).all() and np.isfinite(emb[1]).all()
+    # A missing molecule (None, NaN: a DataFrame's empty cell) is its row's error too.
+    frame = pd.DataFrame({"smiles": ["CCO", None, np.nan, "CCN"]})
+    pred = run.predict(frame, cache=cache)
+    assert pred["error"].isna().tolist() == [True, False, False, True]
+    assert np.isnan(pred["y"][1]) and np.isnan(pred["y"][2]) and np.isfinite(pred["y"][3])
 
 
 def test_bad_arguments_raise_with_the_cli_message(cli_run):
@@ -60,6 +65,14 @@ def test_bad_arguments_raise_with_the_cli_message(cli_run):
     run = molattn.Run.load(cli_run)
     with pytest.raises(ValueError, match="smiles-gpt"):
         run.generate(5)
+    # A flag of another model family: the CLI's usage error, not the end of the process.
+    with pytest.raises(ValueError, match="--mode is not a flag of --model mat"):
+        molattn.train(["CCO", "CCN"], y=[1.0, 2.0], out=cli_run.parent / "foreign", mode="3d")
+    # The commands' own argument checks (plain messages in Rust) are ValueErrors too.
+    with pytest.raises(ValueError, match="--data is required"):
+        molattn.cli(["train", "--out", str(cli_run.parent / "nodata")])
+    with pytest.raises(ValueError, match="max_atoms"):
+        run.predict(["CCO"], max_atoms=0)
 
 
 def test_predict_equals_cli(xtask, cli_run, esol200, cache, tmp_path):
@@ -102,7 +115,7 @@ def test_train_from_dataframe_equals_cli(cli_run, esol200, cache, tmp_path):
     assert run2.tasks == ["y"]
 
 
-def test_rdkit_mol_with_conformer_keeps_its_coordinates(cli_run, cache):
+def test_rdkit_mol_with_conformer_keeps_its_coordinates(xtask, cli_run, cache, tmp_path):
     from rdkit import Chem
     from rdkit.Chem import AllChem
 
@@ -118,9 +131,18 @@ def test_rdkit_mol_with_conformer_keeps_its_coordinates(cli_run, cache):
     # A Mol without a conformer goes in as its SMILES; mixed lists keep the input order.
     run = molattn.Run.load(cli_run)
     flat = Chem.MolFromSmiles("CCO")
-    mixed = run.predict([flat, mol, "CCO"], details=True, cache=cache)
+    mixed = run.predict([flat, mol, "OCC(=O)N"], details=True, cache=cache)
     assert mixed["errors"] == [None, None, None]
-    assert mixed["values"][0, 0] == mixed["values"][2, 0]
+    # The Mol with a conformer predicts as the CLI does on the same record in an SDF.
+    sdf, out = tmp_path / "mol.sdf", tmp_path / "pred.csv"
+    writer = Chem.SDWriter(str(sdf))
+    writer.write(mol)
+    writer.close()
+    xtask("predict", "--run", cli_run, "--data", sdf, "--out", out, "--cache", cache)
+    assert mixed["values"][1, 0] == np.float32(pd.read_csv(out)["y_pred"][0])
+    # The Mol without one predicts as its SMILES does, in its own row.
+    assert mixed["values"][0, 0] == run.predict(["CCO"], cache=cache)[0, 0]
+    assert mixed["values"][0, 0] != mixed["values"][2, 0]
 
 
 def test_explain_and_export(cli_run, tmp_path):
@@ -163,6 +185,10 @@ def test_generate_equals_cli(xtask, esol200, tmp_path):
     a = molattn.generate(run, 20, seed=5)
     b = run.generate(20, seed=5)
     assert a == b and len(a) == 20
+    with pytest.raises(ValueError, match="temperature"):
+        run.generate(5, temperature=-1.0)
+    with pytest.raises(ValueError, match="bogus"):
+        run.generate(5, props={"bogus": 1.0})
     assert set(a[0]) == {"smiles", "valid", "canonical", "reason"}
     csv = tmp_path / "gen.csv"
     xtask("generate", "--run", out, "-n", 20, "--seed", 5, "--out", csv)

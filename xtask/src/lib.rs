@@ -2,6 +2,8 @@
 //! package (`python/`, issue #39) parse the same flags with the same defaults and run the
 //! same code, so `molattn.train(...)` in Python is `cargo xtask train ...`.
 
+/// One module per command (its flags and glue); `common` and `structure_args` hold what
+/// several share (devices, the conformer cache, structure-file flags).
 pub mod commands;
 
 use anyhow::Result;

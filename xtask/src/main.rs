@@ -33,5 +33,11 @@ fn main() -> Result<()> {
         // SAFETY: as above; the commands' threads have not started.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) };
     }
-    xtask::run(&matches)
+    // A usage error found after parsing (a flag of another model family) exits as
+    // clap's own do: the message with usage, status 2.
+    xtask::run(&matches).inspect_err(|e| {
+        if let Some(usage) = e.downcast_ref::<clap::Error>() {
+            usage.exit()
+        }
+    })
 }

@@ -1,7 +1,8 @@
 //! Running exported models in two ONNX runtimes and the ONNX checker.
 //!
 //! - ONNX Runtime through `ort` with `load-dynamic`: the shared library comes from
-//!   `$ORT_DYLIB_PATH`, or else from the pip `onnxruntime` package found by `python3`.
+//!   `$ORT_DYLIB_PATH`, or else from the pip `onnxruntime` package found by the Python
+//!   interpreter [`python`] names (`$MOLATTN_PYTHON`, else `python3` on the `PATH`).
 //! - `tract-onnx` (pure Rust).
 //! - `onnx.checker.check_model(full_check=True)` from the pip `onnx` package.
 
@@ -94,7 +95,7 @@ pub fn onnxruntime_library() -> Result<PathBuf, ExportError> {
     let script = "import glob, os, onnxruntime; \
         d = os.path.join(os.path.dirname(onnxruntime.__file__), 'capi'); \
         print(sorted(glob.glob(os.path.join(d, 'libonnxruntime.so*')) + glob.glob(os.path.join(d, 'libonnxruntime*.dylib')) + glob.glob(os.path.join(d, 'onnxruntime.dll')))[0])";
-    let out = Command::new("python3")
+    let out = Command::new(python())
         .args(["-c", script])
         .output()
         .map_err(|e| ort_err(format!("python3 not runnable ({e}); set ORT_DYLIB_PATH")))?;
@@ -250,14 +251,21 @@ pub fn run_tract(model: &Path, feeds: &[Feed]) -> Result<Vec<f32>, ExportError> 
     Ok(view.iter().copied().collect())
 }
 
-/// `onnx.checker.check_model(model, full_check=True)` through `python3` and the pip
+/// The Python interpreter that has the pip packages `onnx` and `onnxruntime`:
+/// `$MOLATTN_PYTHON` (the `molattn` Python package sets it to its own interpreter, so a
+/// venv or a notebook kernel checks with the packages it has), else `python3`.
+pub fn python() -> std::ffi::OsString {
+    std::env::var_os("MOLATTN_PYTHON").unwrap_or_else(|| "python3".into())
+}
+
+/// `onnx.checker.check_model(model, full_check=True)` through [`python`] and the pip
 /// `onnx` package.
 ///
 /// # Errors
 /// [`ExportError::Runtime`] with the checker's message when the model is invalid or the
 /// package is missing.
 pub fn onnx_checker(model: &Path) -> Result<(), ExportError> {
-    let out = Command::new("python3")
+    let out = Command::new(python())
         .args([
             "-c",
             "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)",

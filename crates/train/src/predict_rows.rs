@@ -36,7 +36,9 @@ pub enum StreamInput {
     Table(TableData),
 }
 
-/// Settings of [`predict_stream`].
+/// Settings of [`predict_rows`] and of the CSV stream over it
+/// ([`crate::predict_stream::predict_stream`], the only one that reads `resume` and
+/// `progress`).
 #[derive(Debug, Clone)]
 pub struct StreamOptions {
     /// Rows per chunk (at least 1).
@@ -54,7 +56,7 @@ pub struct StreamOptions {
     /// forward passes per run with dropout on, their mean and standard deviation written
     /// as an ensemble's. The runs must be opened on an autodiff device
     /// (`TrainedRun::open(dir, &device.clone().autodiff(), ..)`, the same device given to
-    /// [`predict_stream`]), where dropout is active; `None`: one deterministic pass.
+    /// [`predict_rows`]), where dropout is active; `None`: one deterministic pass.
     pub mc_dropout: Option<usize>,
     /// MC dropout: the masks' seed. Each chunk's passes reseed the device from it and the
     /// chunk's first row, so a row's passes do not depend on the chunk before it (a

@@ -65,6 +65,16 @@ pub enum ModelArg {
     SmilesGpt,
 }
 
+impl From<ModelArg> for train::RunKind {
+    fn from(model: ModelArg) -> Self {
+        match model {
+            ModelArg::Mat => Self::Mat,
+            ModelArg::TransformerM => Self::TransformerM,
+            ModelArg::SmilesGpt => Self::SmilesGpt,
+        }
+    }
+}
+
 /// `--dataset`: a prepared dataset.
 #[derive(Clone, Copy, ValueEnum)]
 pub enum DatasetArg {

@@ -74,12 +74,6 @@ pub struct GenerateArgs {
 /// # Errors
 /// An unreadable run, a bad prefix, an output path equal to the run's corpus, I/O.
 pub fn run(args: GenerateArgs) -> Result<()> {
-    if !(args.temperature >= 0.0 && args.temperature.is_finite()) {
-        bail!("--temperature must be a finite number >= 0");
-    }
-    if args.top_k == Some(0) {
-        bail!("--top-k must be at least 1");
-    }
     let device = args.engine.main_device()?;
     if args.moses {
         super::moses_metrics::check_inputs(&args.sets)?;

@@ -125,7 +125,8 @@ impl GenerateCondition {
 ///
 /// # Errors
 /// A prefix the vocabulary cannot encode or as long as the model's context, a zero batch
-/// size, decoding errors.
+/// size, a temperature below 0 or not finite, top-k 0 ([`TrainError::Invalid`]), decoding
+/// errors.
 pub fn generate(
     run: &GptRun,
     request: &GenerateRequest,
@@ -143,6 +144,15 @@ pub fn generate(
     let (n, batch_size, seed) = (*n, *batch_size, *seed);
     if batch_size == 0 {
         return Err(TrainError::Invalid("batch size must be at least 1".into()));
+    }
+    let t = settings.temperature;
+    if !(t >= 0.0 && t.is_finite()) {
+        return Err(TrainError::Invalid(format!(
+            "temperature {t}: it must be a finite number >= 0 (0: greedy)"
+        )));
+    }
+    if settings.top_k == Some(0) {
+        return Err(TrainError::Invalid("top-k must be at least 1".into()));
     }
     let mut prompt = run
         .vocab

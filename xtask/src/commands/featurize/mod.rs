@@ -96,11 +96,7 @@ pub fn run(args: FeaturizeArgs) -> Result<()> {
         Some(run) => Some(RunSpecFile::load(run)?),
         None => None,
     };
-    let family = match args.model {
-        ModelArg::Mat => RunKind::Mat,
-        ModelArg::TransformerM => RunKind::TransformerM,
-        ModelArg::SmilesGpt => RunKind::SmilesGpt,
-    };
+    let family = RunKind::from(args.model);
     let featurizer = InputFeaturizer::new(
         family,
         args.run.as_deref().zip(spec.as_ref()),

@@ -45,8 +45,9 @@ pub struct TrainArgs {
 /// user typed).
 ///
 /// # Errors
-/// Bad data or splits, training failures. A flag of another model family ends the
-/// process with a clap error (exit status 2), as any other unknown flag does.
+/// Bad data or splits, training failures. A flag of another model family is a
+/// [`clap::Error`] (`UnknownArgument`): `cargo xtask` exits with it as clap does for any
+/// unknown flag (status 2), the Python package raises it as a `ValueError`.
 pub fn run(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
     let foreign = typed_flags::foreign_flags(args.shared.model, matches);
     if !foreign.is_empty() {
@@ -54,17 +55,19 @@ pub fn run(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
             1 => ("is", "a flag"),
             _ => ("are", "flags"),
         };
-        TrainArgs::augment_args(clap::Command::new("cargo xtask train"))
-            .error(
-                clap::error::ErrorKind::UnknownArgument,
-                format!(
-                    "{} {verb} not {noun} of --model {} (cargo xtask train --help lists each \
+        return Err(
+            TrainArgs::augment_args(clap::Command::new("cargo xtask train"))
+                .error(
+                    clap::error::ErrorKind::UnknownArgument,
+                    format!(
+                        "{} {verb} not {noun} of --model {} (cargo xtask train --help lists each \
                      family's)",
-                    foreign.join(", "),
-                    super::common::spelling(&args.shared.model)
-                ),
-            )
-            .exit();
+                        foreign.join(", "),
+                        super::common::spelling(&args.shared.model)
+                    ),
+                )
+                .into(),
+        );
     }
     train(args, matches)
 }
