@@ -5,6 +5,7 @@
 /// One module per command (its flags and glue); `common` and `structure_args` hold what
 /// several share (devices, the conformer cache, structure-file flags).
 pub mod commands;
+pub mod openblas_install;
 
 use anyhow::Result;
 use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -12,6 +13,29 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 /// The command-line interface's definition (clap), for parsing an argument list.
 pub fn command() -> clap::Command {
     Cli::command()
+}
+
+/// Whether the command `matches` names runs models on the CPU, so that the binary installs
+/// OpenBLAS for it when it is missing ([`openblas_install`]). Not for `data`, `featurize`,
+/// `fuzz`, `parity` (their speed does not matter), the round trip, `--help`, nor the
+/// internal benchmark rows (their `bench` parent has installed it).
+pub fn wants_blas(matches: &ArgMatches) -> bool {
+    matches!(
+        matches.subcommand_name(),
+        Some(
+            "train"
+                | "pretrain"
+                | "predict"
+                | "embed"
+                | "explain"
+                | "generate"
+                | "moses-metrics"
+                | "demo"
+                | "export"
+                | "bench"
+                | "msa-bench"
+        )
+    )
 }
 
 /// Runs the command that `matches` (parsed by [`command`]) names.

@@ -14,17 +14,23 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 fn main() -> Result<()> {
-    // SAFETY: first statement of main, no other thread exists yet (it may set
-    // OPENBLAS_CORETYPE before OpenBLAS loads; attn_core::blas).
-    unsafe { attn_core::blas::init() };
+    // One parse; `train` also reads which flags were typed (commands::train::run).
+    let matches = xtask::command().get_matches();
+    // SAFETY: no other thread exists yet (clap's parse starts none); init may set
+    // OPENBLAS_CORETYPE before OpenBLAS loads (attn_core::blas).
+    if xtask::wants_blas(&matches) {
+        // A command that runs models installs OpenBLAS where it is missing and that needs
+        // no password (xtask::openblas_install; MOLATTN_INSTALL_BLAS=0 turns it off).
+        unsafe { attn_core::blas::init_or_install(xtask::openblas_install::install_openblas) };
+    } else {
+        unsafe { attn_core::blas::init() };
+    }
     // Keep freed pages mapped (mimalloc 3 gives them back to the kernel after 1 s): a
     // pretrained-size training step (2 s) frees its activations and the next one allocates
     // them again, page faults and kernel zeroing each time (MAT pretrained-size training step 3-5% faster;
     // docs/BENCHMARKS.md). The price: the process keeps its peak memory until it exits.
     // SAFETY: a documented mimalloc option, set before the threads that allocate start.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
-    // One parse; `train` also reads which flags were typed (commands::train::run).
-    let matches = xtask::command().get_matches();
     if matches!(matches.subcommand_name(), Some("predict" | "embed")) {
         // Streaming prediction frees each chunk's features on another thread than the one
         // that allocated them: purged at once, the peak stays flat with the file's size

@@ -16,6 +16,10 @@
 //! named in `MOLATTN_BLAS` keeps its own threading: limit it yourself (e.g.
 //! `MKL_NUM_THREADS=1`).
 //!
+//! Where none of the default libraries is present, [`init_or_install`] lets a program
+//! install one first (`cargo xtask` installs Debian's `libopenblas0` where that needs no
+//! password; `xtask/src/openblas_install.rs`).
+//!
 //! OpenBLAS picks its kernels from the CPU model when it loads, and a release older than
 //! the CPU falls back to generic SSE3 kernels ("Prescott"): Debian 12's OpenBLAS 0.3.21
 //! does so on 5th-generation Xeons, where its sgemm then runs at a fifth of its AVX-512
@@ -86,9 +90,11 @@ impl std::fmt::Debug for Blas {
 /// The BLAS used by [`crate::matmul()`] on the CPU backend, loaded once (see the module
 /// documentation); `None` when disabled or not found.
 pub fn blas() -> Option<&'static Blas> {
-    static BLAS: OnceLock<Option<Blas>> = OnceLock::new();
-    BLAS.get_or_init(load).as_ref()
+    BLAS.get_or_init(|| load(None)).as_ref()
 }
+
+/// The library [`blas`] returns, loaded on first use (or by [`init`] / [`init_or_install`]).
+static BLAS: OnceLock<Option<Blas>> = OnceLock::new();
 
 /// One line for logs and benchmark metadata: the BLAS in use, or why Burn's `gemm` is.
 pub fn blas_summary() -> String {
@@ -117,13 +123,38 @@ pub fn blas_summary() -> String {
 /// Call at the start of `main`, before any other thread exists: it writes the process
 /// environment, which another thread reading it at the same time would race with.
 pub unsafe fn init() {
+    // SAFETY: the caller's guarantee (see above).
+    unsafe { set_core_type() };
+    blas();
+}
+
+/// As [`init`], for a program that installs what it needs (`cargo xtask`): when none of
+/// the default libraries (`libopenblas.so.0`, `libopenblas.so`) can be opened, and
+/// `MOLATTN_BLAS` neither names a library nor turns BLAS off, calls `install` once and,
+/// when it reports success, tries the libraries again. A library that opens but is
+/// declined (generic kernels) does not call `install`.
+///
+/// # Safety
+/// As [`init`]: before any other thread exists.
+pub unsafe fn init_or_install(install: impl FnOnce() -> bool) {
+    // SAFETY: the caller's guarantee (see above).
+    unsafe { set_core_type() };
+    let mut install = Some(install);
+    let mut hook = || install.take().is_some_and(|f| f());
+    BLAS.get_or_init(|| load(Some(&mut hook)));
+}
+
+/// Sets `OPENBLAS_CORETYPE` from the CPU's features when it is unset.
+///
+/// # Safety
+/// As [`init`].
+unsafe fn set_core_type() {
     if std::env::var_os("OPENBLAS_CORETYPE").is_none()
         && let Some(core) = core_type()
     {
-        // SAFETY: the caller guarantees no other thread runs (see above).
+        // SAFETY: the caller guarantees no other thread runs (see [`init`]).
         unsafe { std::env::set_var("OPENBLAS_CORETYPE", core) };
     }
-    blas();
 }
 
 /// OpenBLAS's kernel family for this CPU, from its instruction-set extensions.
@@ -161,18 +192,42 @@ fn is_off(value: &str) -> bool {
     )
 }
 
-fn load() -> Option<Blas> {
+/// Loads the first candidate library (see the module documentation); when none of the
+/// default candidates opens, calls `install` (if given) and, on its success, tries again.
+fn load(install: Option<&mut dyn FnMut() -> bool>) -> Option<Blas> {
     let candidates: Vec<String> = match std::env::var("MOLATTN_BLAS") {
         Ok(v) if is_off(&v) => return None,
-        Ok(v) if !v.trim().is_empty() => vec![v],
+        Ok(v) if !v.trim().is_empty() => return load_first(&[v]).ok().flatten(),
         _ => vec!["libopenblas.so.0".into(), "libopenblas.so".into()],
     };
+    match load_first(&candidates) {
+        Ok(blas) => blas,
+        Err(NoneOpened) => {
+            let installed = install.is_some_and(|install| install());
+            if installed {
+                load_first(&candidates).ok().flatten()
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// None of the candidate libraries could be opened (as opposed to opened and not usable).
+struct NoneOpened;
+
+/// The first candidate that opens and exports `cblas_sgemm`; `Ok(None)` when one opened
+/// but none is usable (no `cblas_sgemm`, or declined: see [`DECLINED`]).
+fn load_first(candidates: &[String]) -> Result<Option<Blas>, NoneOpened> {
+    let mut opened = false;
     for name in candidates {
+        let name = name.clone();
         // SAFETY: loading a shared library runs its initialisers; the candidates are
         // BLAS libraries, whose initialisers only set up their thread pools.
         let Ok(library) = (unsafe { libloading::Library::new(&name) }) else {
             continue;
         };
+        opened = true;
         // SAFETY: `cblas_sgemm` has this signature in every CBLAS (LP64 integers).
         let Ok(sgemm) = (unsafe { library.get::<Sgemm>(b"cblas_sgemm\0") }) else {
             continue;
@@ -196,7 +251,7 @@ fn load() -> Option<Blas> {
                         "{name} chose its generic '{core}' kernels on this CPU (set \
                          OPENBLAS_CORETYPE, e.g. SkylakeX or Haswell)"
                     ));
-                    return None;
+                    return Ok(None);
                 }
             }
             if let Ok(set) =
@@ -214,13 +269,13 @@ fn load() -> Option<Blas> {
                 }
             }
         }
-        return Some(Blas {
+        return Ok(Some(Blas {
             sgemm,
             description,
             _library: library,
-        });
+        }));
     }
-    None
+    if opened { Ok(None) } else { Err(NoneOpened) }
 }
 
 /// How one operand's matrices are laid out for CBLAS: transposed or not, leading dimension,
