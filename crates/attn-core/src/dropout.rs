@@ -80,7 +80,7 @@ fn is_active(layer: &Dropout, device: &Device) -> bool {
 }
 
 /// A 64-bit seed from the device's generator (two uniform f32 draws, their bit patterns).
-fn draw_seed(device: &Device) -> u64 {
+pub(crate) fn draw_seed(device: &Device) -> u64 {
     let plain = device.clone().without_autodiff();
     let draws: Vec<f32> = Tensor::<1>::random([2], Distribution::Default, &plain)
         .try_into_vec_as::<f32>()

@@ -44,6 +44,7 @@
 
 pub mod biased_attention;
 pub mod blas;
+pub mod drop_path;
 pub mod dropout;
 pub mod edge_encoding;
 mod flex_data;
@@ -65,6 +66,7 @@ pub mod softmax;
 pub use biased_attention::{
     AttnBiasType, BiasedMultiHeadAttention, BiasedMultiHeadAttentionConfig,
 };
+pub use drop_path::drop_path;
 pub use dropout::dropout;
 pub use edge_encoding::multi_hop_edge_bias;
 pub use fused_attention::{

@@ -8,6 +8,7 @@
 //!   scalar `target_mean` / `target_std` ([`one_or_many`]).
 
 use models::MatConfig;
+use models::transformer_m::TransformerMConfig;
 use serde::{Deserialize, Deserializer};
 
 /// A value or a list of them, read as a list (a scalar `x` is `[x]`).
@@ -45,6 +46,22 @@ where
         && let Some(n) = model.remove("n_output")
     {
         model.entry("num_targets").or_insert(n);
+    }
+    serde_json::from_value(json).map_err(serde::de::Error::custom)
+}
+
+/// A Transformer-M configuration written before `droppath` existed reads with 0 (burn's
+/// `Config` derive requires every field when deserializing, its defaults are `new()`'s).
+///
+/// # Errors
+/// The deserializer's, when the value is not a Transformer-M configuration.
+pub fn tm_config<'de, D>(deserializer: D) -> Result<TransformerMConfig, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    let mut json = serde_json::Value::deserialize(deserializer)?;
+    if let Some(model) = json.as_object_mut() {
+        model.entry("droppath").or_insert(serde_json::json!(0.0));
     }
     serde_json::from_value(json).map_err(serde::de::Error::custom)
 }

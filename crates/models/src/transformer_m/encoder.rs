@@ -28,6 +28,11 @@ pub struct EncoderLayerConfig {
     /// Dropout after GELU.
     #[config(default = 0.1)]
     pub activation_dropout: f64,
+    /// DropPath probability of this layer (the original's per-layer `droppath_prob`).
+    /// When positive it replaces the residual branches' `dropout`, as the original's
+    /// layer does (`self.dropout_module = DropPath(droppath_prob)`).
+    #[config(default = 0.0)]
+    pub drop_path: f64,
 }
 
 impl EncoderLayerConfig {
@@ -53,6 +58,7 @@ impl EncoderLayerConfig {
             dropout: DropoutConfig::new(self.dropout).init(),
             activation_dropout: DropoutConfig::new(self.activation_dropout).init(),
             pre_ln: self.pre_ln,
+            drop_path: self.drop_path,
         }
     }
 }
@@ -79,6 +85,10 @@ pub struct EncoderLayer {
     pub activation_dropout: Dropout,
     /// `true`: pre-LN; `false`: post-LN (original).
     pub pre_ln: bool,
+    /// DropPath probability on both residual branches (instead of `dropout`) when
+    /// positive; training only ([`attn_core::drop_path`]). A constant, not in the record:
+    /// checkpoints from before it load unchanged.
+    pub drop_path: f64,
 }
 
 impl EncoderLayer {
@@ -95,7 +105,17 @@ impl EncoderLayer {
             self.self_attn
                 .forward_heads_first(h, Some(attn_bias), Some(attn_mask))
         };
-        self.residual_blocks(x, attend, |h| attn_core::dropout(&self.dropout, h))
+        self.residual_blocks(x, attend, |h| self.drop_branch(h))
+    }
+
+    /// The residual branches' regulariser: DropPath when the layer has a probability,
+    /// else dropout (the original's `dropout_module`).
+    fn drop_branch(&self, h: Tensor<3>) -> Tensor<3> {
+        if self.drop_path > 0.0 {
+            attn_core::drop_path(&self.dropout, self.drop_path, h)
+        } else {
+            attn_core::dropout(&self.dropout, h)
+        }
     }
 
     /// [`EncoderLayer::forward`], also returning the attention weights `[B, H, T, T]`
@@ -116,7 +136,7 @@ impl EncoderLayer {
             weights = Some(w);
             out
         };
-        let x = self.residual_blocks(x, attend, |h| attn_core::dropout(&self.dropout, h));
+        let x = self.residual_blocks(x, attend, |h| self.drop_branch(h));
         (x, weights.expect("the attention block ran"))
     }
 

@@ -298,3 +298,45 @@ fn init_follows_the_original_apply_init() {
     );
     assert!(bias.iter().all(|b| *b == 0.0));
 }
+
+#[test]
+fn droppath_follows_the_original_schedule_and_drops_whole_positions() {
+    // Per-layer probabilities: torch.linspace(0, p, L), as the original's encoder.
+    let model = TransformerMConfig::new(4, 16, 16, 4, 8)
+        .with_droppath(0.3)
+        .init(&device());
+    let probs: Vec<f64> = model.layers.iter().map(|l| l.drop_path).collect();
+    let want = [0.0, 0.1, 0.2, 0.3];
+    for (got, want) in probs.iter().zip(want) {
+        assert!((got - want).abs() < 1e-12, "{probs:?}");
+    }
+
+    // One pre-LN layer whose branches are DropPath'ed with p = 0.5 (element dropout off):
+    // a position dropped in both branches comes out as it went in, a share of p^2 = 0.25
+    // of the positions; element-wise dropout at the same rate would leave almost none
+    // whole. The layer in eval mode (a plain device) drops nothing.
+    let ad = Device::flex().autodiff();
+    let layer = encoder::EncoderLayerConfig::new(8, 8, 2, true)
+        .with_attention_dropout(0.0)
+        .with_activation_dropout(0.0)
+        .with_drop_path(0.5)
+        .init(&ad);
+    let (t, d) = (1200, 8);
+    let x = Tensor::<3>::random([1, t, d], burn::tensor::Distribution::Default, &ad);
+    let bias = Tensor::<4>::zeros([1, 2, t, t], &ad);
+    let mask = Tensor::<3>::zeros([1, t, t], &ad).greater_elem(1.0);
+    let out = values(layer.forward(x.clone(), bias.clone(), mask.clone()).inner());
+    let input = values(x.clone().inner());
+    let whole = (0..t)
+        .filter(|&i| out[i * d..(i + 1) * d] == input[i * d..(i + 1) * d])
+        .count() as f64
+        / t as f64;
+    // Binomial(1200, 0.25): standard deviation 0.0125.
+    assert!((whole - 0.25).abs() < 0.05, "{whole}");
+    // Outside training DropPath is the identity: the same weights without it agree.
+    let mut without = layer.clone();
+    without.drop_path = 0.0;
+    let (x, bias, mask) = (x.inner(), bias.inner(), mask.inner());
+    let eval = values(layer.valid().forward(x.clone(), bias.clone(), mask.clone()));
+    assert_eq!(eval, values(without.valid().forward(x, bias, mask)));
+}

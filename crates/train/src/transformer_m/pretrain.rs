@@ -46,6 +46,7 @@ pub struct PretrainSpec {
     /// Molecules.
     pub data: PretrainData,
     /// Model (its denoising head is trained; the regression head is untouched).
+    #[serde(deserialize_with = "crate::run_compat::tm_config")]
     pub model: TransformerMConfig,
     /// Optimisation steps.
     pub steps: usize,
@@ -346,6 +347,53 @@ pub fn resolve_init_from(
             size(&model)
         )));
     }
-    let num_targets = model.num_targets;
-    Ok((file, pre.model.with_num_targets(num_targets)))
+    // The architecture is the pretraining run's; the regularisation is this run's (the
+    // original pretrains with DropPath 0.1 and fine-tunes QM9 with 0).
+    let (num_targets, droppath) = (model.num_targets, model.droppath);
+    Ok((
+        file,
+        pre.model
+            .with_num_targets(num_targets)
+            .with_droppath(droppath),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--init-from` a pretraining run: its architecture, this run's targets and DropPath.
+    #[test]
+    fn init_from_keeps_the_pretrained_size_and_this_runs_droppath() {
+        let dir = tempfile::tempdir().unwrap();
+        let pretrained = TransformerMConfig::new(3, 32, 32, 4, 8).with_droppath(0.1);
+        let spec = PretrainSpec {
+            data: PretrainData::Smiles(SmilesSource {
+                path: "molecules.csv".into(),
+                format: Default::default(),
+                smiles_column: "smiles".into(),
+                delimiter: ',',
+                conformer: Default::default(),
+            }),
+            model: pretrained,
+            steps: 1,
+            batch_size: 1,
+            learning_rate: 1e-4,
+            warmup_steps: 0,
+            noise_std: 0.2,
+            seed: 0,
+        };
+        write_json(&dir.path().join("pretrain.json"), &spec).unwrap();
+        std::fs::write(dir.path().join("pretrained_model.bpk"), b"").unwrap();
+        let fine_tune = TransformerMConfig::small()
+            .with_num_targets(2)
+            .with_droppath(0.0);
+        let (file, model) = resolve_init_from(dir.path(), fine_tune, false).unwrap();
+        assert_eq!(file, dir.path().join("pretrained_model.bpk"));
+        assert_eq!(
+            (model.num_layers, model.d_model, model.num_targets),
+            (3, 32, 2)
+        );
+        assert_eq!(model.droppath, 0.0);
+    }
 }

@@ -19,6 +19,9 @@ pub struct SizeOverrides {
     pub layer_norm: Option<LayerNormPlacement>,
     /// Gaussian layer initialisation (always set: the original's by default).
     pub gaussian_init: GaussianInit,
+    /// The encoder's DropPath probability (always set, 0 by default; not a size: it is
+    /// this run's regularisation, kept over a pretraining run's by `--init-from`).
+    pub droppath: f64,
 }
 
 impl SizeOverrides {
@@ -55,6 +58,7 @@ impl SizeOverrides {
             c.num_kernels = v;
         }
         c.gaussian_init = self.gaussian_init;
+        c.droppath = self.droppath;
         if let Some(placement) = self.layer_norm {
             c.layer_norm = placement;
         }
@@ -75,6 +79,7 @@ mod tests {
             kernels: None,
             layer_norm: None,
             gaussian_init: GaussianInit::Original,
+            droppath: 0.0,
         };
         assert!(!none.any());
         let small = TransformerMConfig::small();
@@ -91,5 +96,12 @@ mod tests {
         assert_eq!((c.num_layers, c.d_model, c.ffn_dim), (3, 48, 48));
         assert_eq!(c.num_heads, TransformerMConfig::base().num_heads);
         assert!(matches!(c.layer_norm, LayerNormPlacement::Pre));
+        // DropPath is not a size, and reaches the configuration.
+        let droppath = SizeOverrides {
+            droppath: 0.1,
+            ..none
+        };
+        assert!(!droppath.any());
+        assert_eq!(droppath.config(false).droppath, 0.1);
     }
 }

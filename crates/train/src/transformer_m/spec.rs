@@ -115,6 +115,7 @@ pub struct TmRunSpec {
     /// Mode used for validation and test predictions.
     pub eval_mode: Mode,
     /// Model.
+    #[serde(deserialize_with = "crate::run_compat::tm_config")]
     pub model: TransformerMConfig,
     /// Optimisation (epochs, batch size, peak learning rate, warm-up fraction,
     /// patience, seed).

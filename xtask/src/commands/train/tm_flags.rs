@@ -55,6 +55,25 @@ pub struct TmSizeArgs {
     /// (means and stds U(0, 3), gain 2; docs/RESULTS.md compares them on QM9).
     #[arg(long, value_enum, default_value = "original")]
     pub gaussian_init: GaussianInitArg,
+    /// DropPath (stochastic depth) as the original's `--droppath-prob`: layer i of L drops
+    /// whole token positions of its residual branches with probability p * i / (L - 1),
+    /// replacing their dropout, in training only. The original pretrains with 0.1 and
+    /// fine-tunes QM9 with 0. Kept over a pretraining run's by --init-from.
+    #[arg(long, default_value_t = 0.0, value_parser = probability)]
+    pub droppath: f64,
+}
+
+/// A probability in `[0, 1)` (dropout-like rates: 1 would drop everything).
+fn probability(text: &str) -> Result<f64, String> {
+    let p: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    if (0.0..1.0).contains(&p) {
+        Ok(p)
+    } else {
+        Err(format!("{p} is outside [0, 1)"))
+    }
 }
 
 /// `--gaussian-init` values.
@@ -91,6 +110,7 @@ impl TmSizeArgs {
                 GaussianInitArg::Original => GaussianInit::Original,
                 GaussianInitArg::Uniform => GaussianInit::Uniform,
             },
+            droppath: self.droppath,
         }
     }
 }
