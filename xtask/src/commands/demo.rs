@@ -90,6 +90,7 @@ fn demo(datasets: Option<PathBuf>, out: &Path, epochs: usize) -> Result<()> {
         target_mean: Vec::new(),
         target_std: Vec::new(),
         pretrained: None,
+        init_from: None,
     };
     let t0 = Instant::now();
     // The demo owns its output folder: a second demo overwrites the first.

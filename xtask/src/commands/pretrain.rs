@@ -1,5 +1,6 @@
 //! `cargo xtask pretrain`: 3D position-denoising pretraining of a Transformer-M on QM9's
-//! DFT coordinates or on conformers of the user's own SMILES (`--data`).
+//! DFT coordinates or on conformers of the user's own SMILES (`--data`); with `--model
+//! mat`, MAT's atom-masking pretraining on the user's SMILES (`train::mat::pretrain`).
 
 use std::path::PathBuf;
 
@@ -15,7 +16,7 @@ use super::train::transformer_m::pretrain;
 /// Flags of `pretrain`.
 #[derive(clap::Args)]
 pub struct PretrainArgs {
-    /// Model family (transformer-m).
+    /// Model family: transformer-m (3D denoising) or mat (atom masking, --data only).
     #[arg(long, value_enum, default_value = "transformer-m")]
     pub model: ModelArg,
     /// Dataset (qm9), when no --data is given.
@@ -46,22 +47,30 @@ pub struct PretrainArgs {
     /// `train --limit 10000` subset) [default: 10000].
     #[arg(long, conflicts_with = "data")]
     pub offset: Option<usize>,
-    /// Optimisation steps.
+    /// Optimisation steps (Transformer-M).
     #[arg(long, default_value_t = 300)]
     pub steps: usize,
+    /// MAT: epochs over --data.
+    #[arg(long, default_value_t = 10)]
+    pub epochs: usize,
+    /// MAT: share of each molecule's heavy atoms masked (Hu et al.'s count:
+    /// floor(n * rate + 1) atoms).
+    #[arg(long, default_value_t = 0.15)]
+    pub mask_rate: f64,
     /// Molecules per step.
     #[arg(long, default_value_t = 64)]
     pub batch_size: usize,
-    /// Peak learning rate.
-    #[arg(long, default_value_t = 3e-4)]
-    pub lr: f64,
+    /// Peak learning rate (Transformer-M: 3e-4 with linear warm-up and decay; MAT: 1e-3
+    /// with the Noam schedule of its fine-tuning).
+    #[arg(long)]
+    pub lr: Option<f64>,
     /// Coordinate noise (Angstrom).
     #[arg(long, default_value_t = 0.2)]
     pub noise_std: f64,
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Model preset (small or base).
+    /// Model preset (Transformer-M: small or base; MAT: small or pretrained).
     #[arg(long, value_enum, default_value = "small")]
     pub preset: PresetArg,
     /// Size overrides.
@@ -80,8 +89,12 @@ pub struct PretrainArgs {
 /// # Errors
 /// A model other than Transformer-M, QM9 unavailable, training failures.
 pub fn run(args: PretrainArgs) -> Result<()> {
-    if !matches!(args.model, ModelArg::TransformerM) {
-        bail!("pretraining is implemented for --model transformer-m");
+    match args.model {
+        ModelArg::TransformerM => {}
+        ModelArg::Mat => return pretrain_mat(args),
+        ModelArg::SmilesGpt => {
+            bail!("smiles-gpt has no pretraining step: train it with `train --model smiles-gpt`")
+        }
     }
     let data = match &args.data {
         Some(path) => PretrainData::Smiles(SmilesSource {
@@ -109,11 +122,63 @@ pub fn run(args: PretrainArgs) -> Result<()> {
         model: tm_config(matches!(args.preset, PresetArg::Base), &args.size),
         steps: args.steps,
         batch_size: args.batch_size,
-        learning_rate: args.lr,
+        learning_rate: args.lr.unwrap_or(3e-4),
         warmup_steps: train::transformer_m::PretrainSpec::warmup_steps_for(args.steps),
         noise_std: args.noise_std,
         seed: args.seed,
     };
     let cache = conformer_cache_dir(args.cache, args.no_cache);
     pretrain(spec, &args.out, &args.engine, cache)
+}
+
+/// `pretrain --model mat`: atom masking on --data.
+///
+/// # Errors
+/// No --data, a Transformer-M preset, training failures.
+fn pretrain_mat(args: PretrainArgs) -> Result<()> {
+    let Some(data) = args.data.clone() else {
+        bail!("--model mat pretrains on your molecules: give --data <SMILES CSV | SDF>");
+    };
+    let model = match args.preset {
+        PresetArg::Small => models::MatConfig::small(),
+        PresetArg::Pretrained => models::MatConfig::pretrained(),
+        PresetArg::Base | PresetArg::Molgpt => {
+            bail!("--preset small or pretrained for MAT")
+        }
+    };
+    let spec = train::mat::MatPretrainSpec {
+        kind: "mat".into(),
+        data,
+        smiles_column: args.smiles_column.clone(),
+        delimiter: args.delimiter,
+        featurizer: featurizer(CoordsArg::Embed3d, args.seed, false),
+        model,
+        mask_rate: args.mask_rate,
+        epochs: args.epochs,
+        batch_size: args.batch_size,
+        learning_rate: args.lr.unwrap_or(1e-3),
+        warmup_fraction: train::train_options::MAT_WARMUP_FRACTION,
+        seed: args.seed,
+    };
+    let control = train::RunControl {
+        conformer_cache: conformer_cache_dir(args.cache.clone(), args.no_cache),
+        ..args.engine.control()?
+    };
+    let s = train::mat::pretrain_mat(&spec, &args.out, &control, &args.engine.main_device()?)?;
+    println!(
+        "masked-atom cross-entropy {:.4} -> {:.4} (validation, first -> last epoch); type \
+         accuracy on {} held-out masked atoms {:.4} (always the most frequent type: {:.4}); \
+         {} molecules trained on, {} held out, {} skipped, {:.0} s; wrote {}",
+        s.valid_loss.first().copied().unwrap_or(f64::NAN),
+        s.valid_loss.last().copied().unwrap_or(f64::NAN),
+        s.valid_masked_atoms,
+        s.valid_accuracy,
+        s.majority_accuracy,
+        s.n_train,
+        s.n_valid,
+        s.n_skipped,
+        s.seconds,
+        args.out.join("pretrained_model.bpk").display()
+    );
+    Ok(())
 }

@@ -3,11 +3,15 @@
 //! Transformer-M has the same shape in [`crate::transformer_m`].
 
 pub mod infer;
+pub mod init_from;
+pub mod pretrain;
 pub mod spec;
 pub mod step;
 pub mod table;
 
 pub use infer::{infer_mat, predict_raw};
+pub use init_from::{load_pretrained_encoder, resolve_mat_init_from};
+pub use pretrain::{MatPretrainSpec, MatPretrainSummary, pretrain_mat};
 pub use spec::RunSpec;
 pub use step::{MatBatcher, MatExample, MatLearner};
 pub use table::train_run;

@@ -62,6 +62,11 @@ pub struct RunSpec {
     /// loaded, the generator is not; see [`models::mat::LoadParts::EncoderOnly`]).
     #[serde(default)]
     pub pretrained: Option<PathBuf>,
+    /// A MAT pretraining run (`cargo xtask pretrain --model mat`) whose embedding and
+    /// encoder the model starts from (the generator starts fresh); `model` is then that
+    /// run's architecture ([`super::init_from`]).
+    #[serde(default)]
+    pub init_from: Option<PathBuf>,
 }
 
 fn default_delimiter() -> char {

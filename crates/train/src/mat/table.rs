@@ -120,6 +120,9 @@ impl TableFamily for MatFamily {
         let ad = devices.main().clone().autodiff();
         ad.seed(spec.train.seed);
         let mut model = spec.model.init(&ad);
+        if let Some(run) = &spec.init_from {
+            model = super::init_from::load_pretrained_encoder(model, &spec.model, run, &ad)?;
+        }
         if let Some(path) = &spec.pretrained {
             model = model
                 .load_reference_weights(path, LoadParts::EncoderOnly)

@@ -65,6 +65,7 @@ pub(crate) fn spec(data: PathBuf, task: Task, split: SplitSpec, epochs: usize) -
         target_mean: Vec::new(),
         target_std: Vec::new(),
         pretrained: None,
+        init_from: None,
     }
 }
 

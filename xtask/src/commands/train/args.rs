@@ -89,7 +89,9 @@ pub struct SharedTrainArgs {
     /// Start from a trained model. Transformer-M: a pretraining run directory (its model
     /// size is used) or a .bpk model file (give the same --preset / size flags it was
     /// made with). smiles-gpt: a smiles-gpt run (its vocabulary and sizes are kept;
-    /// conditioning layers it lacks start fresh). MAT takes --pretrained instead.
+    /// conditioning layers it lacks start fresh). MAT: a `pretrain --model mat` run (its
+    /// architecture is used; embedding and encoder loaded, generator fresh); the
+    /// published PyTorch checkpoint is --pretrained.
     #[arg(long)]
     pub init_from: Option<PathBuf>,
     /// Coordinates: MAT's distance matrices; Transformer-M's 3D channel (only a 3D

@@ -96,9 +96,6 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
     if matches!(shared.preset, PresetArg::Molgpt) {
         bail!("--preset molgpt is smiles-gpt's");
     }
-    if matches!(shared.model, ModelArg::Mat) && shared.init_from.is_some() {
-        bail!("--init-from is Transformer-M's and smiles-gpt's; MAT starts from --pretrained");
-    }
     if let ModelArg::TransformerM = shared.model {
         if let Some(DatasetArg::Qm9) = args.tm.dataset {
             let table_only = given(matches, &typed_flags::TABLE_FLAGS);

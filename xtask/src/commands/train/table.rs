@@ -104,6 +104,33 @@ pub fn train_table(args: &TrainArgs) -> Result<()> {
         ),
     }
     .with_num_targets(targets.len());
+    // --init-from a MAT pretraining run: its architecture, a fresh generator.
+    let (init_from, model) = match &shared.init_from {
+        Some(run) => {
+            if args.mat.pretrained.is_some() {
+                bail!("--init-from and --pretrained both name a starting point; give one");
+            }
+            let (file, model) = train::mat::resolve_mat_init_from(run, targets.len())
+                .with_context(|| format!("--init-from {}", run.display()))?;
+            if model.d_atom != featurizer.d_atom() {
+                bail!(
+                    "--init-from {}: pretrained on d_atom {}, this run's features have {}",
+                    run.display(),
+                    model.d_atom,
+                    featurizer.d_atom()
+                );
+            }
+            println!(
+                "initialising the embedding and encoder from {} (d_model {}, layers {}, heads {})",
+                file.display(),
+                model.d_model,
+                model.num_layers,
+                model.num_heads
+            );
+            (Some(run.clone()), model)
+        }
+        None => (None, model),
+    };
     let spec = RunSpec {
         kind: RunKind::Mat,
         data,
@@ -120,6 +147,7 @@ pub fn train_table(args: &TrainArgs) -> Result<()> {
         target_mean: Vec::new(),
         target_std: Vec::new(),
         pretrained: args.mat.pretrained.clone(),
+        init_from,
     };
     let device = engine.main_device()?;
     train_members(shared, task, &control, |out, seed| {

@@ -1,0 +1,95 @@
+//! Fine-tuning a MAT from a pretraining run (`train --model mat --init-from <run>`,
+//! issue #40): the run's embedding and encoder, a fresh generator.
+
+use std::path::{Path, PathBuf};
+
+use burn::prelude::*;
+use models::{MatConfig, MatModel};
+
+use super::pretrain::MatPretrainSpec;
+use crate::error::TrainError;
+
+/// The model file of a MAT pretraining run ([`super::pretrain_mat`]).
+pub const PRETRAINED_MODEL: &str = "pretrained_model.bpk";
+
+/// Reads `pretrain.json` of a MAT pretraining run folder.
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] naming the folder: not a folder, no `pretrain.json` or
+/// `pretrained_model.bpk`, or a pretraining run of another model family.
+pub fn read_mat_pretrain_spec(run: &Path) -> Result<MatPretrainSpec, TrainError> {
+    let bad = |reason: String| TrainError::Checkpoint {
+        path: run.to_path_buf(),
+        reason,
+    };
+    let spec_path = run.join("pretrain.json");
+    if !run.join(PRETRAINED_MODEL).is_file() || !spec_path.is_file() {
+        return Err(bad(format!(
+            "not a MAT pretraining run (expected {PRETRAINED_MODEL} and pretrain.json from \
+             `cargo xtask pretrain --model mat`)"
+        )));
+    }
+    let text = std::fs::read_to_string(&spec_path).map_err(|e| bad(e.to_string()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("pretrain.json: {e}")))?;
+    if value.get("kind").and_then(|k| k.as_str()) != Some("mat") {
+        return Err(bad(
+            "a pretraining run of another model family (Transformer-M's pretrain.json has no \
+             kind \"mat\")"
+                .into(),
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| bad(format!("pretrain.json: {e}")))
+}
+
+/// The configuration a run that starts from pretraining run `run` builds: the pretraining
+/// run's architecture with `num_targets` outputs, and the model file.
+///
+/// # Errors
+/// As [`read_mat_pretrain_spec`].
+pub fn resolve_mat_init_from(
+    run: &Path,
+    num_targets: usize,
+) -> Result<(PathBuf, MatConfig), TrainError> {
+    let spec = read_mat_pretrain_spec(run)?;
+    Ok((
+        run.join(PRETRAINED_MODEL),
+        spec.model.with_num_targets(num_targets),
+    ))
+}
+
+/// `model` with the embedding and encoder of pretraining run `run` (its generator, not
+/// pretrained, is left out; `model`'s stays).
+///
+/// # Errors
+/// The run is not a MAT pretraining run, its architecture differs from `config` (apart
+/// from the outputs), or its model file does not load.
+pub fn load_pretrained_encoder(
+    model: MatModel,
+    config: &MatConfig,
+    run: &Path,
+    device: &Device,
+) -> Result<MatModel, TrainError> {
+    let spec = read_mat_pretrain_spec(run)?;
+    let same = spec.model.clone().with_num_targets(config.num_targets);
+    if serde_json::to_value(&same).ok() != serde_json::to_value(config).ok() {
+        return Err(TrainError::Checkpoint {
+            path: run.to_path_buf(),
+            reason: "pretrained with another MAT architecture than this run's".into(),
+        });
+    }
+    let file = run.join(PRETRAINED_MODEL);
+    let pretrained =
+        spec.model
+            .init(device)
+            .try_load_file(&file)
+            .map_err(|e| TrainError::Checkpoint {
+                path: file.clone(),
+                reason: format!("{e:?}"),
+            })?;
+    Ok(MatModel {
+        src_embed: pretrained.src_embed,
+        encoder: pretrained.encoder,
+        generator: model.generator,
+    })
+}
