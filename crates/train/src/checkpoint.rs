@@ -77,11 +77,18 @@ pub fn load_best_model<M: burn::module::Module>(
     module: M,
     run_dir: &Path,
 ) -> Result<M, TrainError> {
-    let path = run_dir.join("best_model.bpk");
+    load_model_file(module, &run_dir.join("best_model.bpk"))
+}
+
+/// `module` with the parameters of the model file `path` (a `.bpk` written by the engine).
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] naming `path` if it is missing or does not fit `module`.
+pub fn load_model_file<M: burn::module::Module>(module: M, path: &Path) -> Result<M, TrainError> {
     module
-        .try_load_file(&path)
+        .try_load_file(path)
         .map_err(|e| TrainError::Checkpoint {
-            path,
+            path: path.to_path_buf(),
             reason: format!("{e:?}"),
         })
 }

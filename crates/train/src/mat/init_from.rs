@@ -79,14 +79,7 @@ pub fn load_pretrained_encoder(
         });
     }
     let file = run.join(PRETRAINED_MODEL);
-    let pretrained =
-        spec.model
-            .init(device)
-            .try_load_file(&file)
-            .map_err(|e| TrainError::Checkpoint {
-                path: file.clone(),
-                reason: format!("{e:?}"),
-            })?;
+    let pretrained = crate::checkpoint::load_model_file(spec.model.init(device), &file)?;
     Ok(MatModel {
         src_embed: pretrained.src_embed,
         encoder: pretrained.encoder,

@@ -281,18 +281,16 @@ pub fn pretrain_mat(
             spec.mask_rate
         )));
     }
-    if spec.batch_size == 0 || spec.epochs == 0 {
-        return Err(TrainError::Invalid(format!(
-            "batch size {} and epochs {}: both must be at least 1",
-            spec.batch_size, spec.epochs
-        )));
+    // The supervised runs' checks of epochs, batch size, learning rate and warm-up.
+    crate::train_options::TrainOptions {
+        epochs: spec.epochs,
+        batch_size: spec.batch_size,
+        learning_rate: spec.learning_rate,
+        warmup_fraction: spec.warmup_fraction,
+        patience: usize::MAX,
+        seed: spec.seed,
     }
-    if !(spec.learning_rate.is_finite() && spec.learning_rate > 0.0) {
-        return Err(TrainError::Invalid(format!(
-            "learning rate {}: it must be a finite number above 0",
-            spec.learning_rate
-        )));
-    }
+    .validate()?;
     if spec.featurizer.d_atom() != spec.model.d_atom {
         return Err(TrainError::Invalid(format!(
             "featurizer gives d_atom {} but the model expects {}",

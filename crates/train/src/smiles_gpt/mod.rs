@@ -322,14 +322,7 @@ impl GptRun {
         let text = std::fs::read_to_string(&vocab_path).map_err(|e| bad(e.to_string()))?;
         let vocab: SmilesVocab = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
         let path = run_dir.join("best_model.bpk");
-        let model =
-            spec.model
-                .init(device)
-                .try_load_file(&path)
-                .map_err(|e| TrainError::Checkpoint {
-                    path: path.clone(),
-                    reason: format!("{e:?}"),
-                })?;
+        let model = crate::checkpoint::load_model_file(spec.model.init(device), &path)?;
         Ok(Self { spec, vocab, model })
     }
 }
