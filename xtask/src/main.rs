@@ -19,8 +19,9 @@ fn main() -> Result<()> {
     // SAFETY: no other thread exists yet (clap's parse starts none); init may set
     // OPENBLAS_CORETYPE before OpenBLAS loads (attn_core::blas).
     if xtask::wants_blas(&matches) {
-        // A command that runs models installs OpenBLAS where it is missing and that needs
-        // no password (xtask::openblas_install; MOLATTN_INSTALL_BLAS=0 turns it off).
+        // A command that runs models installs OpenBLAS at its first matrix product where
+        // it is missing and that needs no password (xtask::openblas_install;
+        // MOLATTN_INSTALL_BLAS=0 turns it off).
         unsafe { attn_core::blas::init_or_install(xtask::openblas_install::install_openblas) };
     } else {
         unsafe { attn_core::blas::init() };

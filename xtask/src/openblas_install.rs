@@ -5,7 +5,8 @@
 //! A user who runs the README's first command on a fresh machine should get the speed and
 //! the figures docs/RESULTS.md documents without a manual step, as `.ci/run` does. So the
 //! commands that run models ([`crate::wants_blas`]) install Debian's / Ubuntu's
-//! `libopenblas0` through `apt-get` when no OpenBLAS opens, where that needs no password
+//! `libopenblas0` through `apt-get` at their first matrix product when no OpenBLAS opens
+//! (a command refused by its own checks installs nothing), where that needs no password
 //! (root, or `sudo -n`). Elsewhere nothing is installed and the summary line of
 //! `attn_core::blas::blas_summary` says what to install. `MOLATTN_INSTALL_BLAS=0` (or
 //! `off`, `no`) turns the installation off; `MOLATTN_BLAS=off` turns BLAS off altogether.
@@ -64,7 +65,10 @@ pub fn command_prefix(machine: &Machine) -> Result<Vec<String>, String> {
     if machine.root {
         Ok(vec![])
     } else if machine.passwordless_sudo {
-        Ok(vec!["sudo".into(), "-n".into()])
+        // sudo resets the environment: DEBIAN_FRONTEND goes through env.
+        Ok(["sudo", "-n", "env", "DEBIAN_FRONTEND=noninteractive"]
+            .map(String::from)
+            .to_vec())
     } else {
         Err("installing needs root (sudo asks for a password)".into())
     }
@@ -79,7 +83,9 @@ fn with_prefix(prefix: &[String], args: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// Reads [`Machine`] off this system (runs `id -u` and, when not root, `sudo -n true`).
+/// Reads [`Machine`] off this system. `id -u` and then `sudo -n true` run only where an
+/// installation is possible at all (not turned off, Debian with apt-get), so that a user
+/// without sudo rights is not logged as a failed sudo attempt for nothing.
 pub fn this_machine() -> Machine {
     let succeeds = |program: &str, args: &[&str]| {
         Command::new(program)
@@ -90,19 +96,29 @@ pub fn this_machine() -> Machine {
             .status()
             .is_ok_and(|s| s.success())
     };
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.status.success() && o.stdout.trim_ascii() == b"0");
     let apt_get = std::env::var_os("PATH")
         .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join("apt-get").is_file()));
-    Machine {
+    let mut machine = Machine {
         install_setting: std::env::var("MOLATTN_INSTALL_BLAS").ok(),
         debian: Path::new("/etc/debian_version").is_file(),
         apt_get,
-        root,
-        passwordless_sudo: !root && apt_get && succeeds("sudo", &["-n", "true"]),
+        root: false,
+        passwordless_sudo: false,
+    };
+    // Whether anything could be installed, user rights aside.
+    let possible = command_prefix(&Machine {
+        root: true,
+        ..machine.clone()
+    })
+    .is_ok();
+    if possible {
+        machine.root = Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| o.status.success() && o.stdout.trim_ascii() == b"0");
+        machine.passwordless_sudo = !machine.root && succeeds("sudo", &["-n", "true"]);
     }
+    machine
 }
 
 /// Installs [`PACKAGE`] if this machine allows it unattended (see the module
@@ -115,7 +131,8 @@ pub fn install_openblas() -> bool {
     };
     eprintln!(
         "molattn: no OpenBLAS on this machine; installing the Debian package {PACKAGE} for \
-         the CPU's matrix products (MAT 2-3x faster; MOLATTN_INSTALL_BLAS=0 skips this)"
+         the CPU's matrix products (a MAT training step about 2x faster; it also becomes \
+         the system's libblas.so.3; MOLATTN_INSTALL_BLAS=0 skips this)"
     );
     let run = |args: &[String]| {
         Command::new(&args[0])
@@ -170,7 +187,7 @@ mod tests {
         let prefix = command_prefix(&machine).unwrap();
         assert_eq!(
             with_prefix(&prefix, &UPDATE).join(" "),
-            "sudo -n apt-get update -qq"
+            "sudo -n env DEBIAN_FRONTEND=noninteractive apt-get update -qq"
         );
     }
 

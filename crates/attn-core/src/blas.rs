@@ -90,8 +90,11 @@ impl std::fmt::Debug for Blas {
 /// The BLAS used by [`crate::matmul()`] on the CPU backend, loaded once (see the module
 /// documentation); `None` when disabled or not found.
 pub fn blas() -> Option<&'static Blas> {
-    BLAS.get_or_init(|| load(None)).as_ref()
+    BLAS.get_or_init(|| load(INSTALL.get().copied())).as_ref()
 }
+
+/// What [`init_or_install`] registered to install a BLAS when none opens.
+static INSTALL: OnceLock<fn() -> bool> = OnceLock::new();
 
 /// The library [`blas`] returns, loaded on first use (or by [`init`] / [`init_or_install`]).
 static BLAS: OnceLock<Option<Blas>> = OnceLock::new();
@@ -128,20 +131,20 @@ pub unsafe fn init() {
     blas();
 }
 
-/// As [`init`], for a program that installs what it needs (`cargo xtask`): when none of
-/// the default libraries (`libopenblas.so.0`, `libopenblas.so`) can be opened, and
-/// `MOLATTN_BLAS` neither names a library nor turns BLAS off, calls `install` once and,
-/// when it reports success, tries the libraries again. A library that opens but is
-/// declined (generic kernels) does not call `install`.
+/// As [`init`], for a program that installs what it needs (`cargo xtask`), but without
+/// loading: the library is loaded when the program first asks for it ([`blas`], at its
+/// first matrix product), so a command refused by its own checks installs nothing. Then,
+/// when none of the default libraries (`libopenblas.so.0`, `libopenblas.so`) can be
+/// opened, and `MOLATTN_BLAS` neither names a library nor turns BLAS off, `install` is
+/// called once and, when it reports success, the libraries are tried again. A library
+/// that opens but is declined (generic kernels) does not call `install`.
 ///
 /// # Safety
 /// As [`init`]: before any other thread exists.
-pub unsafe fn init_or_install(install: impl FnOnce() -> bool) {
+pub unsafe fn init_or_install(install: fn() -> bool) {
     // SAFETY: the caller's guarantee (see above).
     unsafe { set_core_type() };
-    let mut install = Some(install);
-    let mut hook = || install.take().is_some_and(|f| f());
-    BLAS.get_or_init(|| load(Some(&mut hook)));
+    let _ = INSTALL.set(install);
 }
 
 /// Sets `OPENBLAS_CORETYPE` from the CPU's features when it is unset.
@@ -194,7 +197,7 @@ fn is_off(value: &str) -> bool {
 
 /// Loads the first candidate library (see the module documentation); when none of the
 /// default candidates opens, calls `install` (if given) and, on its success, tries again.
-fn load(install: Option<&mut dyn FnMut() -> bool>) -> Option<Blas> {
+fn load(install: Option<fn() -> bool>) -> Option<Blas> {
     let candidates: Vec<String> = match std::env::var("MOLATTN_BLAS") {
         Ok(v) if is_off(&v) => return None,
         Ok(v) if !v.trim().is_empty() => return load_first(&[v]).ok().flatten(),

@@ -111,6 +111,7 @@ mod tests {
         // torch.linspace(0, 0.1, 4) = [0, 0.0333, 0.0667, 0.1].
         let p = layer_probs(0.1, 4);
         let want = [0.0, 0.1 / 3.0, 0.2 / 3.0, 0.1];
+        assert_eq!(p.len(), 4);
         for (a, b) in p.iter().zip(want) {
             assert!((a - b).abs() < 1e-12, "{p:?}");
         }

@@ -12,6 +12,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -196,25 +197,38 @@ impl RunFolder {
     ///
     /// # Errors
     /// [`TrainError::Invalid`] naming the differing settings; I/O errors.
-    pub fn write_spec<T: Serialize>(&self, spec: &T) -> Result<(), TrainError> {
+    pub fn write_spec<T: Serialize + DeserializeOwned>(&self, spec: &T) -> Result<(), TrainError> {
         self.write_definition("run.json", spec)
     }
 
     /// [`RunFolder::write_spec`] into the folder's file `name` (`pretrain.json`).
     ///
+    /// The recorded file is read as a `T` first (through its compatibility readers) and
+    /// written again before the comparison, so that a setting added since the run started
+    /// (read with its default) does not count as changed; a file that does not read as a
+    /// `T` is compared as it is.
+    ///
     /// # Errors
     /// As [`RunFolder::write_spec`].
-    pub fn write_definition<T: Serialize>(&self, name: &str, spec: &T) -> Result<(), TrainError> {
+    pub fn write_definition<T: Serialize + DeserializeOwned>(
+        &self,
+        name: &str,
+        spec: &T,
+    ) -> Result<(), TrainError> {
         let path = self.dir.join(name);
         let new = serde_json::to_value(spec).map_err(|e| TrainError::Invalid(e.to_string()))?;
         if self.resume
             && let Ok(text) = std::fs::read_to_string(&path)
         {
-            let old: serde_json::Value =
+            let raw: serde_json::Value =
                 serde_json::from_str(&text).map_err(|e| TrainError::Checkpoint {
                     path: path.clone(),
                     reason: e.to_string(),
                 })?;
+            let old = serde_json::from_value::<T>(raw.clone())
+                .ok()
+                .and_then(|typed| serde_json::to_value(typed).ok())
+                .unwrap_or(raw);
             let mut differ = Vec::new();
             json_differences("", &old, &new, &mut differ);
             if !differ.is_empty() {
@@ -371,6 +385,45 @@ mod tests {
         std::fs::write(&data, "smiles,y\nCCO,1\n").unwrap();
         let claim = RunFolder::claim(&run, true, false, &[&data]).unwrap();
         claim.write_spec(&spec).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// A run started before a setting existed resumes: the recorded file is read with the
+    /// setting's default (here `init_from: null`, `droppath: 0`) before the comparison.
+    #[test]
+    fn a_setting_added_since_the_run_started_is_not_a_change() {
+        #[derive(Serialize, Deserialize)]
+        struct Spec {
+            batch_size: usize,
+            #[serde(default)]
+            init_from: Option<String>,
+            #[serde(default)]
+            droppath: f64,
+        }
+        let dir = folder("added");
+        let data = dir.join("d.csv");
+        std::fs::write(&data, "smiles,y\nCCO,1\n").unwrap();
+        let run = dir.join("run");
+        RunFolder::claim(&run, false, false, &[&data])
+            .unwrap()
+            .write_spec(&serde_json::json!({"batch_size": 32}))
+            .unwrap();
+        let now = Spec {
+            batch_size: 32,
+            init_from: None,
+            droppath: 0.0,
+        };
+        let claim = RunFolder::claim(&run, true, false, &[&data]).unwrap();
+        claim.write_spec(&now).unwrap();
+        drop(claim);
+        // A real change is still refused.
+        let other = Spec {
+            droppath: 0.1,
+            ..now
+        };
+        let claim = RunFolder::claim(&run, true, false, &[&data]).unwrap();
+        let e = claim.write_spec(&other).unwrap_err().to_string();
+        assert!(e.contains("droppath was 0.0 and is now 0.1"), "{e}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -47,16 +47,16 @@ pub struct PretrainArgs {
     /// `train --limit 10000` subset) [default: 10000].
     #[arg(long, conflicts_with = "data")]
     pub offset: Option<usize>,
-    /// Optimisation steps (Transformer-M).
-    #[arg(long, default_value_t = 300)]
-    pub steps: usize,
-    /// MAT: epochs over --data.
-    #[arg(long, default_value_t = 10)]
-    pub epochs: usize,
+    /// Transformer-M: optimisation steps [default: 300].
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// MAT: epochs over --data [default: 10].
+    #[arg(long)]
+    pub epochs: Option<usize>,
     /// MAT: share of each molecule's heavy atoms masked (Hu et al.'s count:
-    /// floor(n * rate + 1) atoms).
-    #[arg(long, default_value_t = 0.15)]
-    pub mask_rate: f64,
+    /// floor(n * rate + 1) atoms) [default: 0.15].
+    #[arg(long)]
+    pub mask_rate: Option<f64>,
     /// Molecules per step.
     #[arg(long, default_value_t = 64)]
     pub batch_size: usize,
@@ -64,9 +64,9 @@ pub struct PretrainArgs {
     /// with the Noam schedule of its fine-tuning).
     #[arg(long)]
     pub lr: Option<f64>,
-    /// Coordinate noise (Angstrom).
-    #[arg(long, default_value_t = 0.2)]
-    pub noise_std: f64,
+    /// Transformer-M: coordinate noise (Angstrom) [default: 0.2].
+    #[arg(long)]
+    pub noise_std: Option<f64>,
     /// Seed.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -87,10 +87,16 @@ pub struct PretrainArgs {
 /// Runs `pretrain`.
 ///
 /// # Errors
-/// A model other than Transformer-M, QM9 unavailable, training failures.
+/// smiles-gpt, a flag of the other model family, QM9 unavailable, training failures.
 pub fn run(args: PretrainArgs) -> Result<()> {
     match args.model {
-        ModelArg::TransformerM => {}
+        ModelArg::TransformerM => {
+            let mat_only = [
+                ("--epochs", args.epochs.is_some()),
+                ("--mask-rate", args.mask_rate.is_some()),
+            ];
+            refuse_foreign("transformer-m", &mat_only)?;
+        }
         ModelArg::Mat => return pretrain_mat(args),
         ModelArg::SmilesGpt => {
             bail!("smiles-gpt has no pretraining step: train it with `train --model smiles-gpt`")
@@ -120,11 +126,13 @@ pub fn run(args: PretrainArgs) -> Result<()> {
     let spec = train::transformer_m::PretrainSpec {
         data,
         model: tm_config(matches!(args.preset, PresetArg::Base), &args.size),
-        steps: args.steps,
+        steps: args.steps.unwrap_or(300),
         batch_size: args.batch_size,
         learning_rate: args.lr.unwrap_or(3e-4),
-        warmup_steps: train::transformer_m::PretrainSpec::warmup_steps_for(args.steps),
-        noise_std: args.noise_std,
+        warmup_steps: train::transformer_m::PretrainSpec::warmup_steps_for(
+            args.steps.unwrap_or(300),
+        ),
+        noise_std: args.noise_std.unwrap_or(0.2),
         seed: args.seed,
     };
     let cache = conformer_cache_dir(args.cache, args.no_cache);
@@ -139,6 +147,20 @@ fn pretrain_mat(args: PretrainArgs) -> Result<()> {
     let Some(data) = args.data.clone() else {
         bail!("--model mat pretrains on your molecules: give --data <SMILES CSV | SDF>");
     };
+    let size = &args.size;
+    let transformer_m_only = [
+        ("--steps", args.steps.is_some()),
+        ("--noise-std", args.noise_std.is_some()),
+        ("--limit", args.limit.is_some()),
+        ("--offset", args.offset.is_some()),
+        ("--layers", size.layers.is_some()),
+        ("--d-model", size.d_model.is_some()),
+        ("--num-heads", size.num_heads.is_some()),
+        ("--kernels", size.kernels.is_some()),
+        ("--layer-norm", size.layer_norm.is_some()),
+        ("--droppath", size.droppath != 0.0),
+    ];
+    refuse_foreign("mat", &transformer_m_only)?;
     let model = match args.preset {
         PresetArg::Small => models::MatConfig::small(),
         PresetArg::Pretrained => models::MatConfig::pretrained(),
@@ -153,8 +175,8 @@ fn pretrain_mat(args: PretrainArgs) -> Result<()> {
         delimiter: args.delimiter,
         featurizer: featurizer(CoordsArg::Embed3d, args.seed, false),
         model,
-        mask_rate: args.mask_rate,
-        epochs: args.epochs,
+        mask_rate: args.mask_rate.unwrap_or(0.15),
+        epochs: args.epochs.unwrap_or(10),
         batch_size: args.batch_size,
         learning_rate: args.lr.unwrap_or(1e-3),
         warmup_fraction: train::train_options::MAT_WARMUP_FRACTION,
@@ -180,5 +202,23 @@ fn pretrain_mat(args: PretrainArgs) -> Result<()> {
         s.seconds,
         args.out.join("pretrained_model.bpk").display()
     );
+    Ok(())
+}
+
+/// Refuses the flags of `given` that were typed (`true`): they belong to the other model
+/// family and would be ignored.
+fn refuse_foreign(model: &str, given: &[(&str, bool)]) -> Result<()> {
+    let typed: Vec<&str> = given.iter().filter(|(_, t)| *t).map(|(f, _)| *f).collect();
+    if !typed.is_empty() {
+        bail!(
+            "{} {} pretrain --model {model}",
+            typed.join(", "),
+            if typed.len() == 1 {
+                "is not a flag of"
+            } else {
+                "are not flags of"
+            }
+        );
+    }
     Ok(())
 }

@@ -39,8 +39,13 @@ impl EncoderLayerConfig {
     /// The layer with the original's init (every projection N(0, 0.02), biases 0).
     ///
     /// # Panics
-    /// If `d_model` is not divisible by `num_heads`.
+    /// If `d_model` is not divisible by `num_heads`, or `drop_path` is outside `[0, 1)`.
     pub fn init(&self, device: &Device) -> EncoderLayer {
+        assert!(
+            (0.0..1.0).contains(&self.drop_path),
+            "drop-path probability {} outside [0, 1)",
+            self.drop_path
+        );
         let d = self.d_model;
         let mut self_attn = BiasedMultiHeadAttentionConfig::new(d, self.num_heads)
             .with_dropout(self.attention_dropout)

@@ -307,6 +307,7 @@ fn droppath_follows_the_original_schedule_and_drops_whole_positions() {
         .init(&device());
     let probs: Vec<f64> = model.layers.iter().map(|l| l.drop_path).collect();
     let want = [0.0, 0.1, 0.2, 0.3];
+    assert_eq!(probs.len(), 4);
     for (got, want) in probs.iter().zip(want) {
         assert!((got - want).abs() < 1e-12, "{probs:?}");
     }
@@ -333,10 +334,4 @@ fn droppath_follows_the_original_schedule_and_drops_whole_positions() {
         / t as f64;
     // Binomial(1200, 0.25): standard deviation 0.0125.
     assert!((whole - 0.25).abs() < 0.05, "{whole}");
-    // Outside training DropPath is the identity: the same weights without it agree.
-    let mut without = layer.clone();
-    without.drop_path = 0.0;
-    let (x, bias, mask) = (x.inner(), bias.inner(), mask.inner());
-    let eval = values(layer.valid().forward(x.clone(), bias.clone(), mask.clone()));
-    assert_eq!(eval, values(without.valid().forward(x, bias, mask)));
 }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use burn::prelude::*;
 use models::{MatConfig, MatModel};
+use mol_featurize::MatFeaturizer;
 
 use super::pretrain::MatPretrainSpec;
 use crate::error::TrainError;
@@ -43,18 +44,20 @@ pub fn read_mat_pretrain_spec(run: &Path) -> Result<MatPretrainSpec, TrainError>
 }
 
 /// The configuration a run that starts from pretraining run `run` builds: the pretraining
-/// run's architecture with `num_targets` outputs, and the model file.
+/// run's architecture with `num_targets` outputs, the model file, and the featurizer the
+/// run pretrained with (a fine-tuning run should featurize as it did).
 ///
 /// # Errors
 /// As [`read_mat_pretrain_spec`].
 pub fn resolve_mat_init_from(
     run: &Path,
     num_targets: usize,
-) -> Result<(PathBuf, MatConfig), TrainError> {
+) -> Result<(PathBuf, MatConfig, MatFeaturizer), TrainError> {
     let spec = read_mat_pretrain_spec(run)?;
     Ok((
         run.join(PRETRAINED_MODEL),
         spec.model.with_num_targets(num_targets),
+        spec.featurizer,
     ))
 }
 
@@ -72,10 +75,26 @@ pub fn load_pretrained_encoder(
 ) -> Result<MatModel, TrainError> {
     let spec = read_mat_pretrain_spec(run)?;
     let same = spec.model.clone().with_num_targets(config.num_targets);
-    if serde_json::to_value(&same).ok() != serde_json::to_value(config).ok() {
+    let (a, b) = (serde_json::to_value(&same), serde_json::to_value(config));
+    if let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) = (a, b)
+        && a != b
+    {
+        let differ: Vec<String> = a
+            .iter()
+            .filter(|(k, v)| b.get(*k) != Some(*v))
+            .map(|(k, v)| {
+                format!(
+                    "{k} {v} there, {} here",
+                    b.get(k).unwrap_or(&serde_json::Value::Null)
+                )
+            })
+            .collect();
         return Err(TrainError::Checkpoint {
             path: run.to_path_buf(),
-            reason: "pretrained with another MAT architecture than this run's".into(),
+            reason: format!(
+                "pretrained with another MAT architecture than this run's: {}",
+                differ.join(", ")
+            ),
         });
     }
     let file = run.join(PRETRAINED_MODEL);

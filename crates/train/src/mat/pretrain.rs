@@ -224,6 +224,10 @@ impl MatMasker {
     fn loss(&self, item: &MaskedBatch) -> Tensor<1> {
         let logits = self.logits(item);
         let m = logits.dims()[0];
+        if m == 0 {
+            // No heavy atom in the batch: nothing to predict, a zero loss in the graph.
+            return (logits.sum() * 0.0).reshape([1]);
+        }
         let picked = log_softmax(logits, 1).gather(1, item.types.clone().reshape([m, 1]));
         picked.mean().neg().reshape([1])
     }
@@ -259,7 +263,9 @@ impl InferenceStep for MatMasker {
 /// Pretrains a MAT by atom masking on the engine (resume, several devices, progress):
 /// writes `pretrain.json`, `featurize_report.json`, `pretrained_model.bpk` (the MAT after
 /// the last epoch, generator untrained; `train --init-from` takes its embedding and
-/// encoder), `pretrain_metrics.json` and `pretrain_loss.png`.
+/// encoder), `pretrain_masker.bpk` (the same with its atom-type head),
+/// `pretrain_metrics.json` and `pretrain_loss.png`. The validation loss is measured on
+/// masks drawn anew each epoch; the final accuracy on masks drawn once from the seed.
 ///
 /// # Errors
 /// Invalid settings, an unreadable file, fewer than 2 molecules, I/O errors.
@@ -305,6 +311,18 @@ pub fn pretrain_mat(
         &[spec.data.as_path()],
     )?;
     folder.write_definition("pretrain.json", spec)?;
+    if !control.resume {
+        // A fresh (or --force) run: no model of an earlier run may stand beside this
+        // run's pretrain.json while it trains, or after it fails.
+        for file in [
+            super::init_from::PRETRAINED_MODEL,
+            "pretrain_masker.bpk",
+            "pretrain_metrics.json",
+            "pretrain_loss.png",
+        ] {
+            let _ = std::fs::remove_file(run_dir.join(file));
+        }
+    }
     let data = spec.molecule_source()?.read(&[])?;
     let (features, report) = control.featurize_table(&spec.featurizer, &data)?;
     crate::print_cache_report(&report);

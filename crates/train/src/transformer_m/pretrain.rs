@@ -119,6 +119,16 @@ pub fn pretrain_denoising(
     };
     let folder = RunFolder::claim(run_dir, control.resume, control.force, &data)?;
     folder.write_definition("pretrain.json", spec)?;
+    if !control.resume {
+        // A fresh (or --force) run: no model of an earlier run stands beside this spec.
+        for file in [
+            "pretrained_model.bpk",
+            "pretrain_metrics.json",
+            "pretrain_loss.png",
+        ] {
+            let _ = std::fs::remove_file(run_dir.join(file));
+        }
+    }
     let (molecules, conformer) = match &spec.data {
         PretrainData::Qm9(subset) => (MoleculeSource::qm9(subset), qm9_geometries()),
         PretrainData::Smiles(source) => (source.molecule_source(), source.conformer.clone()),
@@ -327,6 +337,13 @@ pub fn resolve_init_from(
         ));
     }
     let text = std::fs::read_to_string(&spec_path).map_err(|e| bad(e.to_string()))?;
+    if serde_json::from_str::<serde_json::Value>(&text)
+        .is_ok_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some("mat"))
+    {
+        return Err(bad(
+            "a MAT pretraining run; start a MAT from it (--model mat --init-from)".into(),
+        ));
+    }
     let pre: PretrainSpec = serde_json::from_str(&text)
         .map_err(|e| bad(format!("pretrain.json is not a pretraining spec: {e}")))?;
     let size = |c: &TransformerMConfig| {

@@ -97,7 +97,7 @@ fn pretraining_learns_atom_types_and_fine_tuning_starts_from_its_encoder() {
 
     // Fine-tuning from the run: the model it starts from has the pretrained embedding and
     // encoder (bit for bit) and a generator of its own.
-    let (file, config) = train::mat::resolve_mat_init_from(&run, 1).unwrap();
+    let (file, config, _) = train::mat::resolve_mat_init_from(&run, 1).unwrap();
     let device = Device::flex();
     let pretrained: models::MatModel = pre.model.init(&device).try_load_file(&file).unwrap();
     let start =
@@ -110,14 +110,29 @@ fn pretraining_learns_atom_types_and_fine_tuning_starts_from_its_encoder() {
         .unwrap_err();
     assert!(err.to_string().contains("architecture"), "{err}");
 
-    // A short fine-tuning run from it trains and reports finite metrics.
-    let mut fine = spec(data, Task::Regression, SplitSpec::Random { seed: 0 }, 3);
-    fine.model = config;
+    // A fine-tuning run from it starts there: one epoch at a learning rate of 1e-9 leaves
+    // its best model's encoder at the pretrained weights (within 1e-6) and its generator
+    // its own (not the pretraining run's untrained one).
+    let mut fine = spec(data, Task::Regression, SplitSpec::Random { seed: 0 }, 1);
+    fine.model = config.clone();
+    fine.train.learning_rate = 1e-9;
     fine.init_from = Some(run.clone());
     let out = dir.join("fine");
     let s = train_run(&fine, &out, &control, &Device::flex()).unwrap();
-    let rmse = s.test_rmse.unwrap();
-    assert!(rmse.is_finite(), "{rmse}");
+    assert!(s.test_rmse.unwrap().is_finite());
+    let best = fine.load_best_model(&out, &device).unwrap();
+    let (got, want) = (params(&best.encoder), params(&pretrained.encoder));
+    assert_eq!(got.len(), want.len());
+    let far = got
+        .iter()
+        .zip(&want)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(
+        far < 1e-6,
+        "encoder moved {far} from the pretrained weights"
+    );
+    assert_ne!(params(&best.generator), params(&pretrained.generator));
     // Not a pretraining run: named.
     let err = train::mat::resolve_mat_init_from(&out, 1).unwrap_err();
     assert!(

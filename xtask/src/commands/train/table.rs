@@ -110,8 +110,31 @@ pub fn train_table(args: &TrainArgs) -> Result<()> {
             if args.mat.pretrained.is_some() {
                 bail!("--init-from and --pretrained both name a starting point; give one");
             }
-            let (file, model) = train::mat::resolve_mat_init_from(run, targets.len())
-                .with_context(|| format!("--init-from {}", run.display()))?;
+            if matches!(shared.preset, PresetArg::Pretrained) {
+                bail!(
+                    "--init-from takes the pretraining run's architecture; drop --preset \
+                     pretrained (that preset is for the published checkpoint, --pretrained)"
+                );
+            }
+            let (file, model, pre_featurizer) =
+                train::mat::resolve_mat_init_from(run, targets.len())
+                    .with_context(|| format!("--init-from {}", run.display()))?;
+            if pre_featurizer.reference_compat != featurizer.reference_compat {
+                bail!(
+                    "--init-from {}: pretrained with --reference-compat {}, this run has {}",
+                    run.display(),
+                    pre_featurizer.reference_compat,
+                    featurizer.reference_compat
+                );
+            }
+            if pre_featurizer.conformer.method != featurizer.conformer.method {
+                eprintln!(
+                    "note: {} pretrained on {:?} coordinates, this run uses {:?}",
+                    run.display(),
+                    pre_featurizer.conformer.method,
+                    featurizer.conformer.method
+                );
+            }
             if model.d_atom != featurizer.d_atom() {
                 bail!(
                     "--init-from {}: pretrained on d_atom {}, this run's features have {}",
