@@ -7,6 +7,8 @@ use std::process::Command;
 /// Runs the binary; its exit code and stderr.
 fn xtask(args: &[&str]) -> (Option<i32>, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        // Tests never install system packages (xtask::openblas_install).
+        .env("MOLATTN_INSTALL_BLAS", "0")
         .args(args)
         .output()
         .unwrap();

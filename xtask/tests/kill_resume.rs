@@ -11,6 +11,8 @@ fn datasets() -> PathBuf {
 
 fn train(data: &Path, out: &Path, extra: &[&str]) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    // Tests never install system packages (xtask::openblas_install).
+    c.env("MOLATTN_INSTALL_BLAS", "0");
     c.args(["train", "--data"])
         .arg(data)
         .arg("--out")

@@ -36,6 +36,7 @@ fn predict_draws_the_conformer_bar_on_a_terminal_only() {
     let run = dir.join("run");
     let xtask = env!("CARGO_BIN_EXE_xtask");
     let trained = Command::new(xtask)
+        .env("MOLATTN_INSTALL_BLAS", "0")
         .args(["train", "--data"])
         .arg(&data)
         .arg("--out")
@@ -58,6 +59,7 @@ fn predict_draws_the_conformer_bar_on_a_terminal_only() {
         dir.join("pred.csv").display()
     );
     let on_terminal = Command::new("script")
+        .env("MOLATTN_INSTALL_BLAS", "0")
         .args(["-qec", &predict, "/dev/null"])
         .output()
         .unwrap();
@@ -71,6 +73,7 @@ fn predict_draws_the_conformer_bar_on_a_terminal_only() {
     // In chunks of 16 rows (streamed): a bar of molecules with rate and ETA.
     let chunked = format!("{predict} --chunk-rows 16");
     let on_terminal = Command::new("script")
+        .env("MOLATTN_INSTALL_BLAS", "0")
         .args(["-qec", &chunked, "/dev/null"])
         .output()
         .unwrap();

@@ -11,6 +11,8 @@ fn datasets() -> PathBuf {
 
 fn xtask(args: &[&str]) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        // Tests never install system packages (xtask::openblas_install).
+        .env("MOLATTN_INSTALL_BLAS", "0")
         .args(args)
         .output()
         .unwrap();
