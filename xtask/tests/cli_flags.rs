@@ -71,3 +71,97 @@ fn a_flag_of_another_family_is_refused_by_name() {
     assert!(!dir.join("run").join("run.json").exists());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--config` takes the original make_model's names; the run stores the architecture it
+/// used; a setting the data contradicts, or --config beside --preset, is refused.
+#[test]
+fn a_mat_config_file_in_make_model_names_builds_the_run() {
+    let dir = std::env::temp_dir().join(format!("molattn-cli-config-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let esol = mol_featurize::mat_datasets::dir()
+        .unwrap()
+        .join("esol/esol.csv");
+    let text = std::fs::read_to_string(esol).unwrap();
+    let data = dir.join("esol-60.csv");
+    std::fs::write(&data, text.lines().take(61).collect::<Vec<_>>().join("\n")).unwrap();
+    let config = dir.join("mat.json");
+    std::fs::write(
+        &config,
+        r#"{"N": 1, "d_model": 32, "h": 4, "N_dense": 1, "aggregation_type": "sum",
+            "scale_norm": true, "dense_output_nonlinearity": "tanh", "n_output": 1,
+            "init_type": "uniform"}"#,
+    )
+    .unwrap();
+    let run = dir.join("run");
+    let common = |extra: &[&str]| {
+        let mut args = vec![
+            "train",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            run.to_str().unwrap(),
+            "--coords",
+            "layout2d",
+            "--epochs",
+            "1",
+            "--quiet",
+            "--config",
+            config.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let args = common(&[]);
+    let (code, stderr) = xtask(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, Some(0), "{stderr}");
+    let spec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
+    let model = &spec["model"];
+    assert_eq!(model["num_layers"], 1);
+    assert_eq!(model["num_heads"], 4);
+    assert_eq!(model["n_dense"], 1);
+    assert_eq!(model["aggregation"], "Sum");
+    assert_eq!(model["norm"], "ScaleNorm");
+    assert_eq!(model["dense_output_nonlinearity"], "Tanh");
+    assert_eq!(model["dropout"], 0.1);
+
+    // Two outputs for one target column; --config with --preset.
+    std::fs::write(&config, r#"{"n_output": 2}"#).unwrap();
+    let args = common(&["--force"]);
+    let (code, stderr) = xtask(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("2 outputs") && stderr.contains("1 target"),
+        "{stderr}"
+    );
+    let args = common(&["--preset", "pretrained"]);
+    let (code, stderr) = xtask(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--preset") && stderr.contains("--config"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The shipped pretrained models are MAT's: another family names that.
+#[test]
+fn a_shipped_model_for_another_family_is_refused() {
+    let (code, stderr) = xtask(&[
+        "train",
+        "--model",
+        "transformer-m",
+        "--data",
+        "x.csv",
+        "--out",
+        "/tmp/never",
+        "--init-from",
+        "pretrained:mat-small",
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("MAT's") && stderr.contains("--model mat"),
+        "{stderr}"
+    );
+}

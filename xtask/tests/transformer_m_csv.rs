@@ -185,3 +185,110 @@ fn transformer_m_trains_on_a_csv_predicts_and_exports() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The original's QM9 criterion as flags (issue #41): the run records the readout, the
+/// target scaling and the clipping, trains to finite metrics, and predicts with the same
+/// readout; a readout other than `cls` is refused by `export` by name.
+#[test]
+fn transformer_m_trains_with_the_originals_qm9_criterion() {
+    let dir = std::env::temp_dir().join(format!("molattn-tm-qm9c-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let esol = std::fs::read_to_string(datasets().join("esol/esol.csv")).unwrap();
+    let data = dir.join("esol-80.csv");
+    std::fs::write(&data, esol.lines().take(81).collect::<Vec<_>>().join("\n")).unwrap();
+    let (data, run) = (data.to_str().unwrap(), dir.join("run"));
+    let run = run.to_str().unwrap();
+    let (ok, text) = xtask(&[
+        "train",
+        "--model",
+        "transformer-m",
+        "--data",
+        data,
+        "--out",
+        run,
+        "--split",
+        "random",
+        "--no-cache",
+        "--quiet",
+        "--epochs",
+        "2",
+        "--layers",
+        "1",
+        "--d-model",
+        "16",
+        "--num-heads",
+        "4",
+        "--kernels",
+        "8",
+        "--mode",
+        "2d",
+        "--coords",
+        "layout2d",
+        "--loss",
+        "mse",
+        "--readout",
+        "mean",
+        "--target-scaling",
+        "std-logits",
+        "--clip-norm",
+        "5",
+    ]);
+    assert!(ok, "{text}");
+    let spec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run/run.json")).unwrap()).unwrap();
+    assert_eq!(spec["model"]["readout"], "mean", "{spec}");
+    assert_eq!(spec["criterion"]["loss_scale"], "std_logits", "{spec}");
+    assert_eq!(spec["criterion"]["clip_norm"], 5.0, "{spec}");
+    let metrics: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run/metrics.json")).unwrap())
+            .unwrap();
+    assert!(
+        metrics["test_rmse"].as_f64().unwrap().is_finite(),
+        "{metrics}"
+    );
+    let (ok, text) = xtask(&[
+        "export",
+        "--model",
+        "transformer-m",
+        "--run",
+        run,
+        "--out",
+        dir.join("m.onnx").to_str().unwrap(),
+    ]);
+    if cfg!(feature = "onnx") {
+        assert!(!ok && text.contains("--readout cls"), "{text}");
+    }
+    // A non-positive clipping norm is refused before anything runs.
+    let (ok, text) = xtask(&[
+        "train",
+        "--model",
+        "transformer-m",
+        "--data",
+        data,
+        "--out",
+        dir.join("bad").to_str().unwrap(),
+        "--clip-norm",
+        "0",
+    ]);
+    assert!(
+        !ok && text.contains("--clip-norm") && text.contains("not a positive number"),
+        "{text}"
+    );
+    // Clipping on several devices would clip each device's share, not the global norm.
+    let (ok, text) = xtask(&[
+        "train",
+        "--model",
+        "transformer-m",
+        "--data",
+        data,
+        "--out",
+        dir.join("bad").to_str().unwrap(),
+        "--clip-norm",
+        "5",
+        "--devices",
+        "flex:0,flex:1",
+    ]);
+    assert!(!ok && text.contains("one device"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

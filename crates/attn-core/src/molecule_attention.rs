@@ -4,7 +4,6 @@
 use burn::module::Param;
 use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::prelude::*;
-use burn::tensor::activation::relu;
 
 use crate::flex_data::{is_tracked, on_flex_f32};
 use crate::fused_attention::{FusedAttention, FusedAttentionInputs, fused_attention};
@@ -41,8 +40,10 @@ pub struct MoleculeAttentionConfig {
     /// The distance kernel g.
     #[config(default = "DistanceKernel::Softmax")]
     pub distance_kernel: DistanceKernel,
-    /// Learn the three lambdas (reference `trainable_lambda`): weights
-    /// `relu(l_k) / sum_k relu(l_k)`, initialised to the configured values.
+    /// Learn the three lambdas (reference `trainable_lambda`): a `[3]` parameter
+    /// initialised to `[lambda_a, lambda_d, 1 - lambda_a - lambda_d]` that multiplies the
+    /// three terms as it is, neither clipped nor normalised, as the original does
+    /// (`attention()` in ardigen/MAT's `src/transformer.py`).
     #[config(default = false)]
     pub trainable_lambda: bool,
 }
@@ -278,8 +279,9 @@ impl MoleculeAttention {
     }
 
     /// `[lambda_a, lambda_d, lambda_g]` as the forward pass uses them: the fixed
-    /// values, or the trainable ones through ReLU and normalised to sum 1 (reference
-    /// `trainable_lambda`). The one place the formula lives (the ONNX lowering reads it).
+    /// values, or the trainable parameter's raw values (reference `trainable_lambda`:
+    /// `softmax_attention * p_attn + ...` multiplies by the parameter itself). The one
+    /// place the formula lives (the ONNX lowering reads it).
     ///
     /// # Panics
     /// If the backend cannot read the three values back as f32 (it always can on
@@ -297,10 +299,7 @@ impl MoleculeAttention {
     /// `[lambda_a, lambda_d, lambda_g]` as a `[3]` tensor (see [`Self::lambda_values`]).
     fn lambda_vector(&self, device: &Device) -> Tensor<1> {
         match &self.lambdas {
-            Some(p) => {
-                let l = relu(p.val());
-                l.clone() / l.sum().add_scalar(1e-12)
-            }
+            Some(p) => p.val(),
             None => Tensor::from_floats(
                 [
                     self.lambda_attention as f32,

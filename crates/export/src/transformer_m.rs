@@ -123,7 +123,10 @@ fn encoder_layer(
 }
 
 /// Lowers `model` (its current weights; dropout off) to an ONNX model with the graph
-/// token regression output; `metadata` goes into `metadata_props`.
+/// token regression output; `metadata` goes into `metadata_props`. The graph reads the
+/// graph token whatever `model.readout()` says: for a model with an atom readout
+/// (`--readout mean|sum`) its output is not the model's prediction, and the run export
+/// (`cargo xtask export`) refuses such runs.
 pub fn transformer_m_to_onnx(model: &TransformerM, metadata: &[(String, String)]) -> ModelProto {
     let (b, n) = (Dim::Symbolic("batch"), Dim::Symbolic("atoms"));
     let h = model.num_heads;

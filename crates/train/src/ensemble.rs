@@ -223,7 +223,8 @@ pub fn train_ensemble(
     match EnsembleSpec::load(run_dir)? {
         Some(old) if old != spec => {
             return Err(refuse(format!(
-                "holds an ensemble of {} members with seeds {:?}; this one has {n} with                  seeds {:?}",
+                "holds an ensemble of {} members with seeds {:?}; this one has {n} with \
+                 seeds {:?}",
                 old.members.len(),
                 old.seeds,
                 spec.seeds

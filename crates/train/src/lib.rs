@@ -52,6 +52,8 @@ mod evaluation;
 pub mod example;
 pub mod explain;
 pub mod freesolv;
+pub mod grad_clip;
+pub mod hpopt;
 pub mod join;
 pub mod labels;
 pub mod masked_loss;

@@ -32,6 +32,23 @@ pub struct MaskedTargets {
     pub present: f32,
     /// Labels in target units, NaN where missing; `[B, T]` (for the metrics).
     pub raw: Tensor<2>,
+    /// Per-target factors `[1, T]` on each difference before the L1 / MSE reduction
+    /// ([`MaskedTargets::in_target_units`]); `None` = 1.
+    pub unit_weights: Option<Tensor<2>>,
+}
+
+/// Where the regression loss is computed (the original Transformer-M's `--std-type` of
+/// its QM9 criterion, `graph_prediction_qm9` in `criterions/graph_prediction.py`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LossScale {
+    /// On standardised labels, `L(pred, (y - mean) / std)` (`std_labels`; every run
+    /// before this setting existed).
+    #[default]
+    StdLabels,
+    /// In target units, `L(pred * std + mean, y)` (`std_logits`, the original's QM9
+    /// default): the standardised difference times `std` per target.
+    StdLogits,
 }
 
 impl MaskedTargets {
@@ -62,6 +79,29 @@ impl MaskedTargets {
             mask: tensor(mask),
             present,
             raw: tensor(raw),
+            unit_weights: None,
+        }
+    }
+
+    /// The regression losses taken in target units ([`LossScale::StdLogits`]): each
+    /// difference of target `t` times `std[t]`, so L1 is `|pred * std + mean - y|` and
+    /// MSE its square, as the original computes them. `std` is the
+    /// [`TargetScaling::std`] the labels were standardised with.
+    pub fn in_target_units(mut self, std: &[f32]) -> Self {
+        let device = self.values.device();
+        self.unit_weights = Some(Tensor::<2>::from_data(
+            TensorData::new(std.to_vec(), [1, std.len()]),
+            &device,
+        ));
+        self
+    }
+
+    /// `(pred - values)` over present labels, times the unit weights.
+    fn differences(&self, pred: Tensor<2>) -> Tensor<2> {
+        let diff = (pred - self.values.clone()) * self.mask.clone();
+        match &self.unit_weights {
+            Some(w) => diff * w.clone(),
+            None => diff,
         }
     }
 
@@ -76,14 +116,15 @@ impl MaskedTargets {
 
     /// Mean squared error over present labels; `pred` `[B, T]`. Returns `[1]`.
     pub fn mse(&self, pred: Tensor<2>) -> Tensor<1> {
-        let diff = (pred - self.values.clone()) * self.mask.clone();
-        diff.powi_scalar(2).sum().div_scalar(self.present)
+        self.differences(pred)
+            .powi_scalar(2)
+            .sum()
+            .div_scalar(self.present)
     }
 
     /// Mean absolute error over present labels; `pred` `[B, T]`. Returns `[1]`.
     pub fn l1(&self, pred: Tensor<2>) -> Tensor<1> {
-        let diff = (pred - self.values.clone()) * self.mask.clone();
-        diff.abs().sum().div_scalar(self.present)
+        self.differences(pred).abs().sum().div_scalar(self.present)
     }
 
     /// Binary cross-entropy with logits over present labels (the numerically stable form
@@ -116,6 +157,30 @@ mod tests {
         assert!((mse - 5.25 / 3.0).abs() < 1e-6, "{mse}");
         let l1 = t.l1(pred).into_scalar::<f32>();
         assert!((l1 - 3.5 / 3.0).abs() < 1e-6, "{l1}");
+    }
+
+    /// `std_logits` as the original computes it: `L(pred * std + mean, y)` in target
+    /// units, here by hand for two targets with different scalings and a missing label.
+    #[test]
+    fn target_unit_losses_are_the_originals_std_logits() {
+        let dev = Device::flex();
+        let scaling = TargetScaling {
+            mean: vec![1.0, -2.0],
+            std: vec![0.5, 4.0],
+        };
+        let (r0, r1) = ([2.0f32, f32::NAN], [0.0, 6.0]);
+        let rows: Vec<&[f32]> = vec![&r0, &r1];
+        let t = MaskedTargets::new(&rows, &scaling, &dev).in_target_units(&scaling.std);
+        let p = [0.4f32, 7.0, -1.0, 1.5];
+        let pred = Tensor::<2>::from_data(TensorData::new(p.to_vec(), [2, 2]), &dev);
+        // pred * std + mean: 1.2, (missing), 0.5, 4.0 against 2.0, 0.0, 6.0.
+        let errors = [1.2f64 - 2.0, 0.5 - 0.0, 4.0 - 6.0];
+        let l1 = errors.iter().map(|e| e.abs()).sum::<f64>() / 3.0;
+        let mse = errors.iter().map(|e| e * e).sum::<f64>() / 3.0;
+        let got_l1 = t.l1(pred.clone()).into_scalar::<f32>() as f64;
+        let got_mse = t.mse(pred).into_scalar::<f32>() as f64;
+        assert!((got_l1 - l1).abs() < 1e-6, "{got_l1} vs {l1}");
+        assert!((got_mse - mse).abs() < 1e-5, "{got_mse} vs {mse}");
     }
 
     #[test]

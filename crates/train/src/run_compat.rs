@@ -32,11 +32,15 @@ where
     })
 }
 
-/// A MAT configuration, `n_output` read as `num_targets` (burn's `Config` derive takes no
-/// serde attributes, so the rename is done on the JSON object before it is typed).
+/// A MAT configuration, `n_output` read as `num_targets` and a missing `init` (written
+/// before it existed) as `Uniform` (burn's `Config` derive takes no serde attributes, so
+/// both are done on the JSON object before it is typed).
 ///
 /// # Errors
-/// The deserializer's, when the value is not a MAT configuration.
+/// The deserializer's, when the value is not a MAT configuration; a configuration
+/// written before `init` existed with `trainable_lambda` on: molattn then normalised the
+/// learnt lambdas (`relu(l) / sum relu(l)`) where the original, and molattn since, uses
+/// them raw, so its weights would load into another model.
 pub fn mat_config<'de, D>(deserializer: D) -> Result<MatConfig, D::Error>
 where
     D: Deserializer<'de>,
@@ -47,10 +51,23 @@ where
     {
         model.entry("num_targets").or_insert(n);
     }
+    if let Some(model) = json.as_object_mut()
+        && !model.contains_key("init")
+    {
+        if model.get("trainable_lambda") == Some(&serde_json::Value::Bool(true)) {
+            return Err(serde::de::Error::custom(
+                "this MAT run was written by an older molattn whose trainable lambdas were \
+                 normalised (relu(l) / sum relu(l)); they are now used raw, as the original \
+                 does, so its weights would load into another model: retrain it",
+            ));
+        }
+        model.insert("init".into(), serde_json::json!("Uniform"));
+    }
     serde_json::from_value(json).map_err(serde::de::Error::custom)
 }
 
-/// A Transformer-M configuration written before `droppath` existed reads with 0 (burn's
+/// A Transformer-M configuration written before `droppath` or `readout` existed reads
+/// with 0 and `cls` (burn's
 /// `Config` derive requires every field when deserializing, its defaults are `new()`'s).
 ///
 /// # Errors
@@ -62,6 +79,7 @@ where
     let mut json = serde_json::Value::deserialize(deserializer)?;
     if let Some(model) = json.as_object_mut() {
         model.entry("droppath").or_insert(serde_json::json!(0.0));
+        model.entry("readout").or_insert(serde_json::json!("cls"));
     }
     serde_json::from_value(json).map_err(serde::de::Error::custom)
 }
@@ -110,5 +128,34 @@ mod tests {
         object.insert("n_output".into(), 3.into());
         let spec: Spec = serde_json::from_value(serde_json::json!({ "model": model })).unwrap();
         assert_eq!(spec.model.num_targets, 3);
+    }
+
+    /// A configuration written before `init` existed reads with the uniform
+    /// initialiser, unless its lambdas were trainable (then normalised, now raw): refused.
+    #[test]
+    fn old_mat_configurations_read_with_uniform_init_and_old_trainable_lambdas_are_refused() {
+        #[derive(Deserialize, Debug)]
+        struct Spec {
+            #[serde(deserialize_with = "mat_config")]
+            #[allow(dead_code)]
+            model: MatConfig,
+        }
+        let mut model = serde_json::to_value(MatConfig::small()).unwrap();
+        model.as_object_mut().unwrap().remove("init");
+        let spec: Spec =
+            serde_json::from_value(serde_json::json!({ "model": model.clone() })).unwrap();
+        assert_eq!(spec.model.init, models::mat::MatInit::Uniform);
+        model["trainable_lambda"] = true.into();
+        let err = serde_json::from_value::<Spec>(serde_json::json!({ "model": model.clone() }))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("normalised") && err.contains("retrain"),
+            "{err}"
+        );
+        // Written since: trainable lambdas load.
+        model["init"] = "Normal".into();
+        let spec: Spec = serde_json::from_value(serde_json::json!({ "model": model })).unwrap();
+        assert!(spec.model.trainable_lambda);
     }
 }

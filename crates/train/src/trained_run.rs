@@ -334,12 +334,24 @@ impl TrainedRun {
     /// or probabilities (classification), as `predict` gives them.
     ///
     /// # Errors
-    /// [`TrainError::Invalid`] for a row of another width.
+    /// [`TrainError::Invalid`] for a row of another width, or for a Transformer-M run
+    /// trained with an atom readout (`--readout mean|sum`), whose head reads every atom
+    /// token, not one embedding per molecule.
     pub fn head(
         &self,
         embeddings: &[Vec<f32>],
         device: &Device,
     ) -> Result<Vec<Vec<f32>>, TrainError> {
+        if let TrainedModel::TransformerM { spec, .. } = &self.model
+            && spec.model.readout != models::transformer_m::TmReadout::Cls
+        {
+            return Err(TrainError::Invalid(format!(
+                "this Transformer-M run was trained with --readout {}: its head reads every \
+                 atom token, so it cannot be applied to molecule embeddings (only --readout cls \
+                 runs can)",
+                spec.model.readout.flag()
+            )));
+        }
         let d = self.embedding_dim();
         if let Some((i, e)) = embeddings.iter().enumerate().find(|(_, e)| e.len() != d) {
             return Err(TrainError::Invalid(format!(

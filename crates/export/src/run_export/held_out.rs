@@ -86,6 +86,14 @@ pub(super) fn transformer_m_from_run(
 ) -> Result<Export, ExportError> {
     use models::transformer_m::TransformerMBatch;
     use train::transformer_m::TmData;
+    if spec.model.readout != models::transformer_m::TmReadout::Cls {
+        return Err(super::invalid(format!(
+            "{}: trained with --readout {}; the ONNX graph reads the graph token \
+             (--readout cls) only",
+            run.display(),
+            spec.model.readout.flag()
+        )));
+    }
     let model = spec.load_best_model(run, device)?;
     let feats = match &spec.data {
         TmData::Qm9(subset) => held_out_qm9(run, subset, spec.model.limits.max_hops)?,

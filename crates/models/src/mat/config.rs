@@ -57,6 +57,18 @@ impl OutputNonlinearity {
     }
 }
 
+/// How the weight matrices of a fresh MAT are drawn (reference `init_type`, applied by
+/// `make_model` to every parameter with more than one dimension; vectors keep their
+/// layer's own initialisation).
+#[derive(Config, Debug, Copy, PartialEq, Eq)]
+pub enum MatInit {
+    /// Xavier (Glorot) uniform, `U(-a, a)` with `a = sqrt(6 / (fan_in + fan_out))`
+    /// (`'uniform'`, the default).
+    Uniform,
+    /// Xavier (Glorot) normal, `N(0, 2 / (fan_in + fan_out))` (`'normal'`).
+    Normal,
+}
+
 /// MAT hyper-parameters. Defaults are the reference `make_model` defaults
 /// (docs/SPEC.md 1.2); [`MatConfig::pretrained`] is the published pretrained model.
 #[derive(Config, Debug)]
@@ -110,6 +122,9 @@ pub struct MatConfig {
     /// Layers of the generator head (1 = a single Linear).
     #[config(default = 1)]
     pub n_generator_layers: usize,
+    /// Initialisation of the weight matrices (reference `init_type`).
+    #[config(default = "MatInit::Uniform")]
+    pub init: MatInit,
 }
 
 impl MatConfig {

@@ -1,7 +1,8 @@
 //! Loading reference PyTorch MAT weights (`state_dict` as `.pt` or `.safetensors`).
 //!
 //! The reference module tree (ardigen/MAT `src/transformer.py`, docs/SPEC.md 1.2) differs
-//! from ours only in a few names, all mapped by [`REFERENCE_KEY_MAP`]; Linear weights are
+//! from ours only in a few names, all mapped by [`REFERENCE_KEY_MAP`] (and, for a generator
+//! of more than one layer, by the block indices of its `nn.Sequential`); Linear weights are
 //! transposed from PyTorch's `[out, in]` by burn-store's `PyTorchToBurnAdapter`.
 
 use std::path::Path;
@@ -15,8 +16,9 @@ pub use crate::load::LoadError;
 
 /// Reference key patterns (regex) -> our module paths. Keys not listed are identical
 /// (`src_embed.lut.*`, `encoder.layers.{i}.feed_forward.linears.{j}.*`, `encoder.norm.*`,
-/// `generator.proj.*`). Enum variants of our norms (`LayerNorm` / `ScaleNorm`) are
-/// matched without their variant name.
+/// and `generator.proj.*` of a one-layer generator; a deeper one's keys are mapped by
+/// block, see `generator_key_map`). Enum variants of our norms (`LayerNorm` /
+/// `ScaleNorm`) are matched without their variant name.
 pub const REFERENCE_KEY_MAP: [(&str, &str); 6] = [
     (
         r"^(encoder\.layers\.\d+\.self_attn)\.linears\.0\.",
@@ -43,6 +45,36 @@ pub const REFERENCE_KEY_MAP: [(&str, &str); 6] = [
         "$1.norm_ff.",
     ),
 ];
+
+/// Key patterns of a generator with `hidden` hidden blocks (`n_generator_layers - 1`):
+/// the reference's `generator.proj` is then an `nn.Sequential` of `[Linear, LeakyReLU,
+/// Norm, Dropout]` per block and the last Linear, so block `k`'s Linear is `proj.{4k}`,
+/// its norm `proj.{4k+2}`, and the output Linear `proj.{4 hidden}` (ardigen/MAT
+/// `Generator.__init__`).
+fn generator_key_map(hidden: usize) -> Vec<(String, String)> {
+    if hidden == 0 {
+        return Vec::new();
+    }
+    let mut map: Vec<(String, String)> = (0..hidden)
+        .flat_map(|k| {
+            [
+                (
+                    format!(r"^generator\.proj\.{}\.", 4 * k),
+                    format!("generator.hidden.{k}.linear."),
+                ),
+                (
+                    format!(r"^generator\.proj\.{}\.", 4 * k + 2),
+                    format!("generator.hidden.{k}.norm."),
+                ),
+            ]
+        })
+        .collect();
+    map.push((
+        format!(r"^generator\.proj\.{}\.", 4 * hidden),
+        "generator.proj.".into(),
+    ));
+    map
+}
 
 /// Prefix given to checkpoint keys deliberately not loaded (the generator when
 /// fine-tuning a pretrained encoder).
@@ -83,9 +115,13 @@ impl MatModel {
                 .add_pattern(r"^generator\.", format!("{IGNORED}generator."))
                 .map_err(|e| read_err(e.to_string()))?;
         }
-        for (from, to) in REFERENCE_KEY_MAP {
+        for (from, to) in REFERENCE_KEY_MAP
+            .iter()
+            .map(|(f, t)| (f.to_string(), t.to_string()))
+            .chain(generator_key_map(self.generator.hidden.len()))
+        {
             remapper = remapper
-                .add_pattern(from, to)
+                .add_pattern(&from, &to)
                 .map_err(|e| read_err(e.to_string()))?;
         }
         let is_safetensors = path.extension().is_some_and(|e| e == "safetensors");

@@ -8,6 +8,7 @@
 
 pub mod batch;
 pub mod config;
+pub mod config_file;
 pub mod embedding;
 pub mod encoder;
 pub mod feed_forward;
@@ -16,6 +17,7 @@ pub mod loader;
 pub mod model;
 
 pub use batch::MatBatch;
-pub use config::{Aggregation, MatConfig, OutputNonlinearity};
+pub use config::{Aggregation, MatConfig, MatInit, OutputNonlinearity};
+pub use config_file::MatConfigFileError;
 pub use loader::{LoadError, LoadParts};
 pub use model::MatModel;

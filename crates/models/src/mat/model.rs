@@ -23,14 +23,46 @@ pub struct MatModel {
 }
 
 impl MatConfig {
-    /// Builds a MAT with Xavier-uniform weights on `device`. Seed the device first
-    /// (`device.seed(s)`) for a reproducible initialisation.
+    /// Builds a MAT on `device` with Xavier-uniform weight matrices, or Xavier-normal
+    /// ones when [`MatConfig::init`] is [`super::config::MatInit::Normal`] (the reference
+    /// `make_model`'s `init_type`). Seed the device first (`device.seed(s)`) for a
+    /// reproducible initialisation.
     pub fn init(&self, device: &Device) -> MatModel {
-        MatModel {
+        let model = MatModel {
             src_embed: Embedding::new(self.d_atom, self.d_model, self.dropout, device),
             encoder: Encoder::new(self, device),
             generator: Generator::new(self, device),
+        };
+        match self.init {
+            super::config::MatInit::Uniform => model,
+            super::config::MatInit::Normal => model.map(&mut XavierNormal),
         }
+    }
+}
+
+/// Redraws every weight matrix from Xavier normal, as the reference `make_model` does
+/// for `init_type='normal'` (`nn.init.xavier_normal_` on each parameter with
+/// `dim() > 1`). A Burn Linear weight is `[fan_in, fan_out]`; the std
+/// `sqrt(2 / (fan_in + fan_out))` is symmetric in the two.
+struct XavierNormal;
+
+impl burn::module::ModuleMapper for XavierNormal {
+    fn map_float<const D: usize>(
+        &mut self,
+        param: burn::module::Param<Tensor<D>>,
+    ) -> burn::module::Param<Tensor<D>> {
+        if D != 2 {
+            return param;
+        }
+        let (id, tensor, mapper) = param.consume();
+        let dims = tensor.dims();
+        let std = (2.0 / (dims[0] + dims[1]) as f64).sqrt();
+        let drawn = Tensor::<D>::random(
+            tensor.shape(),
+            burn::tensor::Distribution::Normal(0.0, std),
+            &tensor.device(),
+        );
+        burn::module::Param::from_mapped_value(id, drawn, mapper)
     }
 }
 

@@ -27,6 +27,50 @@ pub enum LayerNormPlacement {
     Pre,
 }
 
+/// How the regression head's output becomes one prediction per molecule (the
+/// original's `--readout-type` of its QM9 criterion, `graph_prediction_qm9` in
+/// `criterions/graph_prediction.py`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum TmReadout {
+    /// The head on the graph token (`cls`; the original's default and its PCQM4Mv2
+    /// criterion).
+    #[default]
+    Cls,
+    /// The head on every atom token, averaged over the molecule's atoms. The original's
+    /// `mean` divides by the batch's padded atom count instead, so its prediction for a
+    /// molecule depends on the longest molecule of its batch; ours does not (a trained
+    /// run predicts the same in any batch), see docs/TRANSFORMER_M.md.
+    Mean,
+    /// The head on every atom token, summed over the molecule's atoms (`sum`).
+    Sum,
+}
+
+impl TmReadout {
+    /// The module constant that stores it (Burn modules hold plain numbers).
+    pub fn code(self) -> usize {
+        self as usize
+    }
+
+    /// Its `--readout` spelling (`cls`, `mean`, `sum`).
+    pub fn flag(self) -> &'static str {
+        match self {
+            TmReadout::Cls => "cls",
+            TmReadout::Mean => "mean",
+            TmReadout::Sum => "sum",
+        }
+    }
+
+    /// The readout a [`TmReadout::code`] stands for (`Sum` past the end).
+    pub fn from_code(code: usize) -> Self {
+        match code {
+            0 => TmReadout::Cls,
+            1 => TmReadout::Mean,
+            _ => TmReadout::Sum,
+        }
+    }
+}
+
 /// Configuration of [`TransformerM`]; [`TransformerMConfig::base`] is the original's
 /// `transformer_m_base` architecture.
 #[derive(Config, Debug)]
@@ -77,6 +121,10 @@ pub struct TransformerMConfig {
     /// Build the 3D position-denoising head.
     #[config(default = true)]
     pub denoising_head: bool,
+    /// How the regression head reads the encoder ([`TmReadout`]; `cls` is the graph
+    /// token, as every run before this setting existed).
+    #[config(default = "TmReadout::Cls")]
+    pub readout: TmReadout,
 }
 
 impl TransformerMConfig {
@@ -144,6 +192,7 @@ impl TransformerMConfig {
                 .then(|| DenoisingHeadConfig::new(d, h).init(device)),
             num_heads: h,
             spatial_pos_max: self.spatial_pos_max,
+            readout: self.readout.code(),
         }
     }
 }

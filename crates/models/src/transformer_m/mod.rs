@@ -56,7 +56,7 @@ pub mod original_layout;
 mod tests;
 
 pub use batch::TransformerMBatch;
-pub use config::{GaussianInit, LayerNormPlacement, TransformerMConfig};
+pub use config::{GaussianInit, LayerNormPlacement, TmReadout, TransformerMConfig};
 pub use encoder::{EncoderLayer, EncoderLayerConfig};
 pub use encodings::{AtomEncoder, AtomEncoderConfig, BiasEncoder, BiasEncoderConfig};
 pub use gaussian::{GaussianLayer, GaussianLayerConfig, PairBias3d, PairBias3dConfig};

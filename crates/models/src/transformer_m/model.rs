@@ -43,6 +43,9 @@ pub struct TransformerM {
     pub num_heads: usize,
     /// Pairs at least this many bonds apart (and unreachable pairs) are masked.
     pub spatial_pos_max: usize,
+    /// [`super::config::TmReadout::code`] of the head's readout (read it with
+    /// [`TransformerM::readout`]).
+    pub readout: usize,
 }
 
 /// The encoder's inputs, from [`TransformerM::embed`].
@@ -70,6 +73,8 @@ pub struct EncoderOutput {
     pub pair_bias: Tensor<4>,
     /// `[B, N, N, 3]` see [`Embedded::delta_pos`].
     pub delta_pos: Tensor<4>,
+    /// `[B, N]`, `true` at padded atom rows (the graph token left out).
+    pub atom_padding: Tensor<2, Bool>,
 }
 
 impl TransformerM {
@@ -195,7 +200,7 @@ impl TransformerM {
         for layer in &self.layers {
             x = layer.forward(x, e.attn_bias.clone(), e.attn_mask.clone());
         }
-        self.output(x, e.pair_bias, e.delta_pos)
+        self.output(x, e.pair_bias, e.delta_pos, &e.attn_mask)
     }
 
     /// The encoder on already embedded inputs ([`TransformerM::embed`]; gradients reach
@@ -211,38 +216,102 @@ impl TransformerM {
             x = y;
             weights.push(w);
         }
-        (self.output(x, e.pair_bias, e.delta_pos), weights)
+        (
+            self.output(x, e.pair_bias, e.delta_pos, &e.attn_mask),
+            weights,
+        )
     }
 
-    fn output(&self, x: Tensor<3>, pair_bias: Tensor<4>, delta_pos: Tensor<4>) -> EncoderOutput {
+    fn output(
+        &self,
+        x: Tensor<3>,
+        pair_bias: Tensor<4>,
+        delta_pos: Tensor<4>,
+        attn_mask: &Tensor<3, Bool>,
+    ) -> EncoderOutput {
         let states = match &self.final_layer_norm {
             Some(norm) => apply_layer_norm(norm, x),
             None => x,
         };
+        // Row 0 of the `[B, N + 1, N + 1]` key mask is the key padding of every token;
+        // its columns 1.. are the atoms'.
+        let [b, t, _] = attn_mask.dims();
+        let atom_padding = attn_mask
+            .clone()
+            .slice([0..b, 0..1, 1..t])
+            .reshape([b, t - 1]);
         EncoderOutput {
             states,
             pair_bias,
             delta_pos,
+            atom_padding,
         }
     }
 
-    /// Graph-level predictions `[B, num_targets]` from an encoder output.
-    pub fn predict(&self, out: &EncoderOutput) -> Tensor<2> {
-        self.head.forward(Self::graph_token(out))
+    /// How the regression head reads the encoder.
+    pub fn readout(&self) -> super::config::TmReadout {
+        super::config::TmReadout::from_code(self.readout)
     }
 
-    /// The graph token's final state `[B, d]` of an encoder output: the molecule
-    /// embedding the regression head reads (original `TransformerMEncoder` output
+    /// Graph-level predictions `[B, num_targets]` from an encoder output: the head on
+    /// the graph token, or on every atom token pooled as [`TransformerM::readout`] says
+    /// (the original's QM9 criterion, `graph_prediction_qm9`: padded atoms' outputs set
+    /// to 0, then `sum(dim=1)`, or for `mean` divided by the molecule's own atom count
+    /// where the original divides by the batch's padded length).
+    pub fn predict(&self, out: &EncoderOutput) -> Tensor<2> {
+        use super::config::TmReadout;
+        let readout = self.readout();
+        if readout == TmReadout::Cls {
+            return self.head.forward(Self::graph_token(out));
+        }
+        let [b, t, d] = out.states.dims();
+        let n = t - 1;
+        let atoms = out
+            .states
+            .clone()
+            .slice([0..b, 1..t, 0..d])
+            .reshape([b * n, d]);
+        let per_atom = self.head.forward(atoms);
+        let c = per_atom.dims()[1];
+        let real = out
+            .atom_padding
+            .clone()
+            .bool_not()
+            .float()
+            .reshape([b, n, 1]);
+        let summed = (per_atom.reshape([b, n, c]) * real.clone())
+            .sum_dim(1)
+            .reshape([b, c]);
+        match readout {
+            TmReadout::Sum | TmReadout::Cls => summed,
+            TmReadout::Mean => summed / real.sum_dim(1).reshape([b, 1]).clamp_min(1.0),
+        }
+    }
+
+    /// The graph token's final state `[B, d]` of an encoder output: what the regression
+    /// head reads with the `cls` readout (original `TransformerMEncoder` output
     /// `x[:, 0, :]`).
     pub fn graph_token(out: &EncoderOutput) -> Tensor<2> {
         let [b, _, d] = out.states.dims();
         out.states.clone().slice([0..b, 0..1, 0..d]).reshape([b, d])
     }
 
-    /// The molecule embedding `[B, d]`: [`TransformerM::encode`]'s graph token, the
-    /// input of [`TransformerM::head`]'s forward.
+    /// The molecule embedding `[B, d]`: with the `cls` readout [`TransformerM::encode`]'s
+    /// graph token, the input of [`TransformerM::head`]'s forward; with an atom readout
+    /// (`mean`, `sum`) the mean of the molecule's real atom states, since the head then
+    /// reads atoms and the graph token is not what a prediction comes from (the head of a
+    /// pooled embedding is not the pooled head: it is not linear).
     pub fn molecule_embedding(&self, batch: &TransformerMBatch) -> Tensor<2> {
-        Self::graph_token(&self.encode(batch))
+        let out = self.encode(batch);
+        if self.readout() == super::config::TmReadout::Cls {
+            return Self::graph_token(&out);
+        }
+        let [b, t, d] = out.states.dims();
+        let real = out.atom_padding.bool_not().float().reshape([b, t - 1, 1]);
+        let summed = (out.states.slice([0..b, 1..t, 0..d]) * real.clone())
+            .sum_dim(1)
+            .reshape([b, d]);
+        summed / real.sum_dim(1).reshape([b, 1]).clamp_min(1.0)
     }
 
     /// Per-atom embeddings `[B, N, d]`: the encoder's final atom states without the graph

@@ -335,3 +335,43 @@ fn droppath_follows_the_original_schedule_and_drops_whole_positions() {
     // Binomial(1200, 0.25): standard deviation 0.0125.
     assert!((whole - 0.25).abs() < 0.05, "{whole}");
 }
+
+/// The QM9 readouts (issue #41): the head applied to each atom token and pooled over the
+/// real atoms (sum) or averaged over them (mean, not over the padded length),
+/// checked against the head run on each molecule's atom states by hand. Ethanol (3 atoms)
+/// is padded to acetic acid's 4.
+#[test]
+fn atom_readouts_pool_the_head_over_real_atoms() {
+    let dev = device();
+    let mols = molecules();
+    let b = batch(&[&mols[0], &mols[1]], Mode::Both);
+    let cls = tiny().init(&dev);
+    let out = cls.encode(&b);
+    let [_, t, d] = out.states.dims();
+    // The head on every real atom of molecule `m` (n atoms), summed.
+    let head_sum = |m: usize, n: usize| -> f32 {
+        let atoms = out
+            .states
+            .clone()
+            .slice([m..m + 1, 1..1 + n, 0..d])
+            .reshape([n, d]);
+        values(cls.head.forward(atoms)).iter().sum()
+    };
+    let sums = [head_sum(0, 3), head_sum(1, 4)];
+    assert_eq!(t - 1, 4);
+    for (readout, want) in [
+        (TmReadout::Sum, [sums[0], sums[1]]),
+        (TmReadout::Mean, [sums[0] / 3.0, sums[1] / 4.0]),
+    ] {
+        // The same weights, another readout.
+        let mut model = cls.clone();
+        model.readout = readout.code();
+        let got = values(model.predict(&out));
+        for (g, w) in got.iter().zip(want) {
+            assert!((g - w).abs() < 1e-5, "{readout:?}: {got:?} vs {want:?}");
+        }
+    }
+    // cls reads the graph token only.
+    let token = values(cls.head.forward(TransformerM::graph_token(&out)));
+    assert_eq!(values(cls.predict(&out)), token);
+}

@@ -13,12 +13,20 @@ use crate::error::TrainError;
 /// The model file of a MAT pretraining run ([`super::pretrain_mat`]).
 pub const PRETRAINED_MODEL: &str = "pretrained_model.bpk";
 
-/// Reads `pretrain.json` of a MAT pretraining run folder.
+/// Reads `pretrain.json` of a MAT pretraining run folder, or of a shipped model named
+/// `pretrained:<name>` ([`super::shipped`]).
 ///
 /// # Errors
 /// [`TrainError::Checkpoint`] naming the folder: not a folder, no `pretrain.json` or
-/// `pretrained_model.bpk`, or a pretraining run of another model family.
+/// `pretrained_model.bpk`, a pretraining run of another model family, or an unknown
+/// shipped name.
 pub fn read_mat_pretrain_spec(run: &Path) -> Result<MatPretrainSpec, TrainError> {
+    open_pretraining_run(run).map(|(_, spec)| spec)
+}
+
+/// The folder `run` names ([`super::shipped::locate_pretraining_run`]) and its spec.
+fn open_pretraining_run(run: &Path) -> Result<(PathBuf, MatPretrainSpec), TrainError> {
+    let run = &super::shipped::locate_pretraining_run(run, None)?;
     let bad = |reason: String| TrainError::Checkpoint {
         path: run.to_path_buf(),
         reason,
@@ -40,12 +48,14 @@ pub fn read_mat_pretrain_spec(run: &Path) -> Result<MatPretrainSpec, TrainError>
                 .into(),
         ));
     }
-    serde_json::from_value(value).map_err(|e| bad(format!("pretrain.json: {e}")))
+    let spec = serde_json::from_value(value).map_err(|e| bad(format!("pretrain.json: {e}")))?;
+    Ok((run.clone(), spec))
 }
 
-/// The configuration a run that starts from pretraining run `run` builds: the pretraining
-/// run's architecture with `num_targets` outputs, the model file, and the featurizer the
-/// run pretrained with (a fine-tuning run should featurize as it did).
+/// The configuration a run that starts from pretraining run `run` (a folder or
+/// `pretrained:<name>`) builds: the pretraining run's architecture with `num_targets`
+/// outputs, the model file, and the featurizer the run pretrained with (a fine-tuning run
+/// should featurize as it did).
 ///
 /// # Errors
 /// As [`read_mat_pretrain_spec`].
@@ -53,7 +63,7 @@ pub fn resolve_mat_init_from(
     run: &Path,
     num_targets: usize,
 ) -> Result<(PathBuf, MatConfig, MatFeaturizer), TrainError> {
-    let spec = read_mat_pretrain_spec(run)?;
+    let (run, spec) = open_pretraining_run(run)?;
     Ok((
         run.join(PRETRAINED_MODEL),
         spec.model.with_num_targets(num_targets),
@@ -61,8 +71,8 @@ pub fn resolve_mat_init_from(
     ))
 }
 
-/// `model` with the embedding and encoder of pretraining run `run` (its generator, not
-/// pretrained, is left out; `model`'s stays).
+/// `model` with the embedding and encoder of pretraining run `run` (a folder or
+/// `pretrained:<name>`; its generator, not pretrained, is left out; `model`'s stays).
 ///
 /// # Errors
 /// The run is not a MAT pretraining run, its architecture differs from `config` (apart
@@ -73,7 +83,7 @@ pub fn load_pretrained_encoder(
     run: &Path,
     device: &Device,
 ) -> Result<MatModel, TrainError> {
-    let spec = read_mat_pretrain_spec(run)?;
+    let (folder, spec) = open_pretraining_run(run)?;
     let same = spec.model.clone().with_num_targets(config.num_targets);
     let (a, b) = (serde_json::to_value(&same), serde_json::to_value(config));
     if let (Ok(serde_json::Value::Object(a)), Ok(serde_json::Value::Object(b))) = (a, b)
@@ -97,7 +107,7 @@ pub fn load_pretrained_encoder(
             ),
         });
     }
-    let file = run.join(PRETRAINED_MODEL);
+    let file = folder.join(PRETRAINED_MODEL);
     let pretrained = crate::checkpoint::load_model_file(spec.model.init(device), &file)?;
     Ok(MatModel {
         src_embed: pretrained.src_embed,

@@ -64,6 +64,7 @@ pub struct MatPretrainSpec {
     /// Featurizer (conformers through the cache; `d_atom` must equal `model.d_atom`).
     pub featurizer: MatFeaturizer,
     /// The model; its encoder and embedding are what fine-tuning takes.
+    #[serde(deserialize_with = "crate::run_compat::mat_config")]
     pub model: MatConfig,
     /// Share of each molecule's heavy atoms masked (Hu et al.'s count).
     pub mask_rate: f64,

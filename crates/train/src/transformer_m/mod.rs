@@ -40,7 +40,7 @@ pub use pretrain::{
     PretrainData, PretrainSpec, PretrainSummary, pretrain_denoising, resolve_init_from,
 };
 pub use size::SizeOverrides;
-pub use spec::{Qm9Subset, SmilesSource, TableSource, TmData, TmRunSpec};
+pub use spec::{Qm9Subset, SmilesSource, TableSource, TmCriterion, TmData, TmRunSpec};
 pub use step::{ModeChoice, TmBatch, TmBatcher, TmDenoiser, TmExample, TmLearner};
 pub use table::train_transformer_m;
 
@@ -135,9 +135,13 @@ pub(crate) fn fit(
         scaling: scaling.clone(),
         loss: spec.loss,
         noise_std: None,
+        loss_scale: spec.criterion.loss_scale,
     };
     let outcome = engine::fit(
-        TmLearner { model },
+        TmLearner {
+            model,
+            clip_norm: spec.criterion.clip_norm.unwrap_or(0.0),
+        },
         FusedAdamConfig::new().init(),
         scheduler.into(),
         train,
@@ -149,6 +153,7 @@ pub(crate) fn fit(
     let best = engine::keep_best(
         TmLearner {
             model: spec.model.init(device),
+            clip_norm: 0.0,
         },
         |l| l.model,
         run_dir,

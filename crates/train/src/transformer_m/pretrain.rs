@@ -169,6 +169,7 @@ pub fn pretrain_denoising(
         scaling: TargetScaling::default(),
         loss: crate::masked_loss::LossKind::L1,
         noise_std: Some(spec.noise_std),
+        loss_scale: crate::masked_loss::LossScale::StdLabels,
     };
     let mut settings = FitSettings {
         run_dir: run_dir.to_path_buf(),

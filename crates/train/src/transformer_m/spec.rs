@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::TrainError;
 use crate::labels::Labels;
-use crate::masked_loss::LossKind;
+use crate::masked_loss::{LossKind, LossScale};
 use crate::mode_sampling::ModeProbabilities;
 pub use crate::qm9_table::Qm9Subset;
 use crate::run_kind::RunKind;
@@ -83,6 +83,20 @@ pub struct TableSource {
     pub split: SplitSpec,
 }
 
+/// The parts of the original's QM9 criterion (`graph_prediction_qm9`,
+/// `finetune_qm9.sh` in lsj2408/Transformer-M) beside `loss` and the model's readout.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct TmCriterion {
+    /// Where the regression loss is computed ([`LossScale`]; the original's QM9
+    /// default is `std_logits`, ours `std_labels`).
+    #[serde(default)]
+    pub loss_scale: LossScale,
+    /// Clip the gradients' global L2 norm to this value before each step
+    /// ([`crate::grad_clip`]; the original's `--clip-norm`, 5 in its QM9 script).
+    #[serde(default)]
+    pub clip_norm: Option<f64>,
+}
+
 /// Everything that defines a Transformer-M training run (`run.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TmRunSpec {
@@ -107,6 +121,10 @@ pub struct TmRunSpec {
     /// for classification).
     #[serde(default = "l1")]
     pub loss: LossKind,
+    /// Loss scale and gradient clipping (runs before these settings existed: standardised
+    /// labels, no clipping).
+    #[serde(default)]
+    pub criterion: TmCriterion,
     /// Unit of the targets (table runs; QM9 runs take the column's unit).
     #[serde(default)]
     pub units: Option<String>,

@@ -2,6 +2,7 @@
 //! targets, or BCE with logits; missing labels masked; modes sampled per molecule during training, the
 //! evaluation mode for validation) and the 3D denoising-pretraining step.
 
+use burn::optim::GradientsParams;
 use burn::prelude::*;
 use burn::tensor::Distribution;
 use burn::train::{InferenceStep, RegressionOutput, TrainOutput, TrainStep};
@@ -13,7 +14,7 @@ use rand::rngs::StdRng;
 use crate::denoising::denoising_loss;
 use crate::engine::EpochBatcher;
 use crate::example::Example;
-use crate::masked_loss::{LossKind, MaskedTargets};
+use crate::masked_loss::{LossKind, LossScale, MaskedTargets};
 use crate::mode_sampling::ModeProbabilities;
 use crate::target_scaling::TargetScaling;
 
@@ -23,6 +24,9 @@ use crate::target_scaling::TargetScaling;
 pub struct TmLearner {
     /// The model.
     pub model: TransformerM,
+    /// Clip the gradients' global L2 norm to this before each step (0 = off;
+    /// [`crate::grad_clip::clip_global_norm`]).
+    pub clip_norm: f64,
 }
 
 /// A Transformer-M trained to predict the noise added to its 3D coordinates.
@@ -72,6 +76,8 @@ pub struct TmBatcher {
     /// Standard deviation (Angstrom) of the Gaussian noise on heavy-atom coordinates
     /// (pretraining; `None` for supervised batches).
     pub noise_std: Option<f64>,
+    /// Where the regression loss is computed (standardised labels or target units).
+    pub loss_scale: LossScale,
 }
 
 impl EpochBatcher<TmExample> for TmBatcher {
@@ -114,9 +120,13 @@ impl EpochBatcher<TmExample> for TmBatcher {
             });
         }
         let labels: Vec<&[f32]> = items.iter().map(|e| e.targets.as_slice()).collect();
+        let mut targets = MaskedTargets::new(&labels, &self.scaling, device);
+        if self.loss_scale == LossScale::StdLogits && !self.scaling.std.is_empty() {
+            targets = targets.in_target_units(&self.scaling.std);
+        }
         Ok(TmBatch {
             batch,
-            targets: Some(MaskedTargets::new(&labels, &self.scaling, device)),
+            targets: Some(targets),
             loss: self.loss,
             noise: None,
         })
@@ -146,7 +156,14 @@ impl TrainStep for TmLearner {
 
     fn step(&self, item: TmBatch) -> TrainOutput<RegressionOutput> {
         let (loss, output) = supervised(&self.model, item, false);
-        TrainOutput::new(self, loss.backward(), output)
+        let mut grads = GradientsParams::from_grads(loss.backward(), self);
+        if self.clip_norm > 0.0 {
+            crate::grad_clip::clip_global_norm(self, &mut grads, self.clip_norm);
+        }
+        TrainOutput {
+            grads,
+            item: output,
+        }
     }
 }
 

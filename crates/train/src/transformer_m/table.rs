@@ -208,10 +208,13 @@ impl TableFamily for TmFamily {
     }
 
     fn loss_name(&self, _task: Task) -> &'static str {
-        match self.spec.loss {
-            LossKind::L1 => "L1 (standardised targets)",
-            LossKind::Mse => "MSE (standardised targets)",
-            LossKind::BceWithLogits => "BCE",
+        use crate::masked_loss::LossScale;
+        match (self.spec.loss, self.spec.criterion.loss_scale) {
+            (LossKind::L1, LossScale::StdLabels) => "L1 (standardised targets)",
+            (LossKind::Mse, LossScale::StdLabels) => "MSE (standardised targets)",
+            (LossKind::L1, LossScale::StdLogits) => "L1 (target units)",
+            (LossKind::Mse, LossScale::StdLogits) => "MSE (target units)",
+            (LossKind::BceWithLogits, _) => "BCE",
         }
     }
 }

@@ -141,3 +141,73 @@ fn pretraining_learns_atom_types_and_fine_tuning_starts_from_its_encoder() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn fine_tuning_starts_from_the_shipped_pretrained_model() {
+    let _rng = crate::rng_exclusive();
+    let dir = scratch("mat-shipped");
+    let data = subset_csv("esol", 60, &[], &dir);
+    // Written to a scratch cache, not the user's.
+    let cache = dir.join("cache");
+    let shipped = &train::mat::locate_pretraining_run(
+        std::path::Path::new("pretrained:mat-small"),
+        Some(&cache),
+    )
+    .unwrap();
+    assert!(shipped.starts_with(&cache), "{}", shipped.display());
+    let (file, config, featurizer) = train::mat::resolve_mat_init_from(shipped, 1).unwrap();
+    // MAT small (d_model 128, 2 layers, 8 heads) on the default featurizer's 28 atom
+    // features with embedded conformers, as `crates/train/pretrained/mat-small/README.md`
+    // says it was made.
+    assert_eq!(
+        (
+            config.d_model,
+            config.num_layers,
+            config.num_heads,
+            config.d_atom
+        ),
+        (128, 2, 8, 28)
+    );
+    assert_eq!(featurizer.conformer.method, CoordinateMethod::Embed3d);
+    let pre = train::mat::read_mat_pretrain_spec(shipped).unwrap();
+    let metrics: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(file.with_file_name("pretrain_metrics.json")).unwrap(),
+    )
+    .unwrap();
+    // The shipped run: 95,000 of the first 100,000 MOSES training molecules (5,000
+    // held out for the masked-atom accuracy).
+    assert_eq!(metrics["n_train"].as_u64(), Some(95_000), "{metrics}");
+    assert!(
+        metrics["valid_accuracy"].as_f64().unwrap() > 0.85,
+        "{metrics}"
+    );
+
+    let device = Device::flex();
+    let pretrained: models::MatModel = pre.model.init(&device).try_load_file(&file).unwrap();
+    let mut fine = spec(data, Task::Regression, SplitSpec::Random { seed: 0 }, 1);
+    fine.model = config;
+    fine.train.learning_rate = 1e-9;
+    fine.init_from = Some(shipped.to_path_buf());
+    let out = dir.join("fine");
+    let s = train_run(&fine, &out, &RunControl::default(), &device).unwrap();
+    assert!(s.test_rmse.unwrap().is_finite());
+    let best = fine.load_best_model(&out, &device).unwrap();
+    let (got, want) = (params(&best.encoder), params(&pretrained.encoder));
+    assert_eq!(got.len(), want.len());
+    let far = got
+        .iter()
+        .zip(&want)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0f32, f32::max);
+    assert!(far < 1e-6, "encoder moved {far} from the shipped weights");
+    // The run records the folder it started from, named by the shipped model's hash.
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["init_from"], shipped.to_str().unwrap());
+    let folder = shipped.file_name().unwrap().to_str().unwrap();
+    assert!(
+        folder.starts_with("mat-small-") && folder.len() == "mat-small-".len() + 12,
+        "{folder}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -62,6 +62,7 @@ pub(crate) fn spec(
         target_columns: vec!["y".into()],
         task,
         loss,
+        criterion: Default::default(),
         units: None,
         modes,
         eval_mode: mode,

@@ -68,6 +68,11 @@ impl Fixture {
             .ok_or_else(|| anyhow!("fixture metadata lacks {key}"))
     }
 
+    /// The names of every tensor (in no order).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tensors.keys().map(String::as_str)
+    }
+
     /// Values of `name`.
     pub fn values(&self, name: &str) -> Result<&[f32]> {
         Ok(&self.get(name)?.1)

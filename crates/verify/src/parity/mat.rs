@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
-use attn_core::{MatNorm, ScaleNormConfig};
+use attn_core::{MatNorm, NormKind, ScaleNormConfig};
 use burn::module::Param;
 use burn::nn::loss::{MseLoss, Reduction};
 use burn::prelude::*;
@@ -42,8 +42,11 @@ fn config(name: &str) -> MatConfig {
 }
 
 /// The reference state dict of `config` with the deterministic weights of
-/// `fixtures/gen/prng.py`, in PyTorch layout and key names.
-fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize>, Vec<f32>)> {
+/// `fixtures/gen/prng.py`, in PyTorch layout and the original's key names (ardigen/MAT
+/// `make_model`): LayerNorm or ScaleNorm everywhere, `N_dense` feed-forward layers, the
+/// trainable lambdas, a one- or multi-layer generator. The value rule is `draw` of
+/// `fixtures/gen/mat_variants_original.py`; ScaleNorm's 0-dim gain is written as `[1]`.
+pub(super) fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize>, Vec<f32>)> {
     let d = config.d_model;
     let mut keys: Vec<(String, Vec<usize>)> = vec![];
     let linear =
@@ -51,9 +54,12 @@ fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize>, Vec<f32>
             keys.push((format!("{prefix}.weight"), vec![d_out, d_in]));
             keys.push((format!("{prefix}.bias"), vec![d_out]));
         };
-    let norm = |keys: &mut Vec<(String, Vec<usize>)>, prefix: String| {
-        keys.push((format!("{prefix}.a_2"), vec![d]));
-        keys.push((format!("{prefix}.b_2"), vec![d]));
+    let norm = |keys: &mut Vec<(String, Vec<usize>)>, prefix: String| match config.norm {
+        NormKind::LayerNorm => {
+            keys.push((format!("{prefix}.a_2"), vec![d]));
+            keys.push((format!("{prefix}.b_2"), vec![d]));
+        }
+        NormKind::ScaleNorm => keys.push((format!("{prefix}.scale"), vec![1])),
     };
     for i in 0..config.num_layers {
         for k in 0..4 {
@@ -63,6 +69,9 @@ fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize>, Vec<f32>
                 d,
                 d,
             );
+        }
+        if config.trainable_lambda {
+            keys.push((format!("encoder.layers.{i}.self_attn.lambdas"), vec![3]));
         }
         for j in 0..config.n_dense {
             linear(
@@ -78,7 +87,17 @@ fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize>, Vec<f32>
     }
     norm(&mut keys, "encoder.norm".into());
     linear(&mut keys, "src_embed.lut".into(), config.d_atom, d);
-    linear(&mut keys, "generator.proj".into(), d, config.num_targets);
+    let hidden = config.n_generator_layers.max(1) - 1;
+    if hidden == 0 {
+        linear(&mut keys, "generator.proj".into(), d, config.num_targets);
+    } else {
+        for k in 0..hidden {
+            linear(&mut keys, format!("generator.proj.{}", 4 * k), d, d);
+            norm(&mut keys, format!("generator.proj.{}", 4 * k + 2));
+        }
+        let last = format!("generator.proj.{}", 4 * hidden);
+        linear(&mut keys, last, d, config.num_targets);
+    }
     keys.into_iter()
         .map(|(name, shape)| {
             let n = shape.iter().product();
@@ -87,6 +106,10 @@ fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize>, Vec<f32>
                 prng::uniform(&name, n, -bound, bound)
             } else if name.ends_with("a_2") {
                 prng::uniform(&name, n, 0.9, 1.1)
+            } else if name.ends_with("scale") {
+                prng::uniform(&name, n, 4.0, 6.0)
+            } else if name.ends_with("lambdas") {
+                prng::uniform(&name, n, 0.1, 0.6)
             } else {
                 prng::uniform(&name, n, -0.1, 0.1)
             };
@@ -95,7 +118,10 @@ fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize>, Vec<f32>
         .collect()
 }
 
-fn write_safetensors(path: &Path, tensors: &[(String, Vec<usize>, Vec<f32>)]) -> Result<()> {
+pub(super) fn write_safetensors(
+    path: &Path,
+    tensors: &[(String, Vec<usize>, Vec<f32>)],
+) -> Result<()> {
     let bytes: Vec<(String, Vec<usize>, Vec<u8>)> = tensors
         .iter()
         .map(|(n, s, v)| {
@@ -120,12 +146,12 @@ fn write_safetensors(path: &Path, tensors: &[(String, Vec<usize>, Vec<f32>)]) ->
     Ok(())
 }
 
-fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
+pub(super) fn values<const D: usize>(t: Tensor<D>) -> Vec<f32> {
     t.try_into_vec_as::<f32>().unwrap_or_default()
 }
 
 /// Burn Linear weights are `[in, out]`; the reference's are `[out, in]`.
-fn transpose(t: Tensor<2>) -> Vec<f32> {
+pub(super) fn transpose(t: Tensor<2>) -> Vec<f32> {
     values(t.transpose())
 }
 

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 use mol_featurize::properties::MolProperty;
 
-use super::tm_flags::{LossArg, ModeArg, TmSizeArgs};
+use super::tm_flags::{LossArg, ModeArg, ReadoutArg, TargetScalingArg, TmSizeArgs};
 use crate::commands::common::{CoordsArg, DatasetArg, ModelArg, PresetArg};
 use crate::commands::engine_args::EngineArgs;
 use crate::commands::structure_args::StructureArgs;
@@ -89,9 +89,10 @@ pub struct SharedTrainArgs {
     /// Start from a trained model. Transformer-M: a pretraining run directory (its model
     /// size is used) or a .bpk model file (give the same --preset / size flags it was
     /// made with). smiles-gpt: a smiles-gpt run (its vocabulary and sizes are kept;
-    /// conditioning layers it lacks start fresh). MAT: a `pretrain --model mat` run (its
-    /// architecture is used; embedding and encoder loaded, generator fresh); the
-    /// published PyTorch checkpoint is --pretrained.
+    /// conditioning layers it lacks start fresh). MAT: a `pretrain --model mat` run, or
+    /// `pretrained:mat-small`, the one shipped with molattn (atom masking on 200,000 MOSES
+    /// molecules; its architecture is used; embedding and encoder loaded, generator
+    /// fresh); the published PyTorch checkpoint is --pretrained.
     #[arg(long)]
     pub init_from: Option<PathBuf>,
     /// Coordinates: MAT's distance matrices; Transformer-M's 3D channel (only a 3D
@@ -112,6 +113,12 @@ pub struct MatTrainArgs {
     /// published pretrained MAT with --preset pretrained); its generator is not loaded.
     #[arg(long)]
     pub pretrained: Option<PathBuf>,
+    /// A MAT architecture as JSON instead of --preset: MatConfig's field names or the
+    /// original make_model's (N, h, N_dense, aggregation_type, distance_matrix_kernel,
+    /// scale_norm, n_output, ...); fields left out take make_model's defaults. The run
+    /// stores the configuration it used in run.json (`model`).
+    #[arg(long, conflicts_with_all = ["preset", "init_from", "pretrained"])]
+    pub config: Option<PathBuf>,
 }
 
 /// Flags that only Transformer-M training takes.
@@ -134,6 +141,20 @@ pub struct TmTrainArgs {
     /// Transformer-M channels during training and evaluation.
     #[arg(long, value_enum, default_value = "mixed")]
     pub mode: ModeArg,
+    /// How the head reads the encoder: the graph token (`cls`), or every atom token
+    /// averaged over the molecule's atoms (`mean`) or summed (`sum`). The original's QM9
+    /// `--readout-type` (its `mean` divides by the batch's padded length instead).
+    #[arg(long, value_enum, default_value = "cls")]
+    pub readout: ReadoutArg,
+    /// Where the regression loss is computed: on standardised labels (`std-labels`) or in
+    /// target units on `prediction * std + mean` (`std-logits`, the original's QM9
+    /// default, its `--std-type`).
+    #[arg(long, value_enum, default_value = "std-labels")]
+    pub target_scaling: TargetScalingArg,
+    /// Clip the gradients' global L2 norm to this before each step (the original's
+    /// `--clip-norm`, 5 in its QM9 fine-tuning; default: no clipping).
+    #[arg(long, value_parser = super::tm_flags::positive)]
+    pub clip_norm: Option<f64>,
     /// Transformer-M size overrides.
     #[command(flatten)]
     pub size: TmSizeArgs,

@@ -4,6 +4,7 @@
 //! refused by name from the one parse of the command line ([`typed_flags`]).
 
 mod args;
+pub mod search;
 mod smiles_gpt;
 mod table;
 pub mod tm_flags;
@@ -49,27 +50,57 @@ pub struct TrainArgs {
 /// [`clap::Error`] (`UnknownArgument`): `cargo xtask` exits with it as clap does for any
 /// unknown flag (status 2), the Python package raises it as a `ValueError`.
 pub fn run(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
+    check_family_flags(&args, matches, "train")?;
+    train(args, matches)
+}
+
+/// Refuses a flag of another family than `--model`'s (a [`clap::Error`], see [`run`])
+/// and a shipped pretrained model for a family that has none; `command` names the
+/// subcommand in the message (`train`, `hpopt`).
+///
+/// # Errors
+/// As said.
+fn check_family_flags(args: &TrainArgs, matches: &ArgMatches, command: &'static str) -> Result<()> {
     let foreign = typed_flags::foreign_flags(args.shared.model, matches);
     if !foreign.is_empty() {
         let (verb, noun) = match foreign.len() {
             1 => ("is", "a flag"),
             _ => ("are", "flags"),
         };
-        return Err(
-            TrainArgs::augment_args(clap::Command::new("cargo xtask train"))
-                .error(
-                    clap::error::ErrorKind::UnknownArgument,
-                    format!(
-                        "{} {verb} not {noun} of --model {} (cargo xtask train --help lists each \
-                     family's)",
-                        foreign.join(", "),
-                        super::common::spelling(&args.shared.model)
-                    ),
-                )
-                .into(),
+        return Err(TrainArgs::augment_args(clap::Command::new(match command {
+            "hpopt" => "cargo xtask hpopt",
+            _ => "cargo xtask train",
+        }))
+        .error(
+            clap::error::ErrorKind::UnknownArgument,
+            format!(
+                "{} {verb} not {noun} of --model {} (cargo xtask {command} --help lists \
+                         each family's)",
+                foreign.join(", "),
+                super::common::spelling(&args.shared.model)
+            ),
+        )
+        .into());
+    }
+    if let Some(run) = &args.shared.init_from
+        && run
+            .to_str()
+            .is_some_and(|s| s.starts_with(train::mat::SHIPPED_PREFIX))
+        && !matches!(args.shared.model, ModelArg::Mat)
+    {
+        bail!(
+            "--init-from {}: the shipped pretrained models are MAT's ({}); give --model mat \
+             (--model {} has no shipped model)",
+            run.display(),
+            train::mat::shipped_names()
+                .iter()
+                .map(|n| format!("{}{n}", train::mat::SHIPPED_PREFIX))
+                .collect::<Vec<_>>()
+                .join(", "),
+            super::common::spelling(&args.shared.model)
         );
     }
-    train(args, matches)
+    Ok(())
 }
 
 /// Optimisation flags as [`TrainOptions`] with the family's warm-up share.
@@ -115,7 +146,7 @@ fn train(args: TrainArgs, matches: &ArgMatches) -> Result<()> {
             );
         }
     }
-    table::train_table(&args)
+    table::train_table(&args, None)
 }
 
 /// Trains one run into `--out`, or `--ensemble-size` members ([`train_ensemble`]), and

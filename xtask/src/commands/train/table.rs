@@ -1,6 +1,8 @@
 //! `cargo xtask train --data`: MAT or Transformer-M on a molecule table (a CSV, an SDF or
 //! XYZ files with labels); the table resolved by `train::table_request`.
 
+use std::path::Path;
+
 use anyhow::{Context, Result, bail};
 use models::MatConfig;
 use train::table_request::{SplitRequest, TableRequest, TargetSelection};
@@ -8,6 +10,7 @@ use train::transformer_m::{SmilesSource, TableSource, TmData, train_transformer_
 use train::{RunControl, RunKind, RunSpec, Task, train_run};
 
 use super::args::TaskArg;
+use super::search::Search;
 use super::tm_flags::{ModeArg, tm_config};
 use super::transformer_m::tm_run_spec;
 use super::{TrainArgs, options, train_members};
@@ -16,11 +19,12 @@ use crate::commands::common::{
 };
 use crate::commands::structure_args::coords_for;
 
-/// Trains `--model mat` or `--model transformer-m` on `--data`.
+/// Trains `--model mat` or `--model transformer-m` on `--data`: one run (or an
+/// ensemble), or with `search` a hyperparameter search whose trials start from this run.
 ///
 /// # Errors
 /// Flags that do not fit the family or the file, unreadable data, training failures.
-pub fn train_table(args: &TrainArgs) -> Result<()> {
+pub(super) fn train_table(args: &TrainArgs, search: Option<&Search>) -> Result<()> {
     let shared = &args.shared;
     let data = shared.data.clone().context(match shared.model {
         ModelArg::TransformerM => "--model transformer-m needs --data or --dataset qm9",
@@ -89,21 +93,39 @@ pub fn train_table(args: &TrainArgs) -> Result<()> {
         let labels = (targets, task, shared.units.clone());
         let spec = tm_run_spec(args, data, labels, model)?;
         let device = engine.main_device()?;
+        if let Some(search) = search {
+            return search.run(
+                task,
+                &control,
+                &serde_json::to_value(&spec.model)?,
+                |out, settings, control| {
+                    train_transformer_m(
+                        &train::hpopt::tm_trial(&spec, settings)?,
+                        out,
+                        control,
+                        &device,
+                    )
+                },
+            );
+        }
         return train_members(shared, task, &control, |out, seed| {
             let mut spec = spec.clone();
             spec.train.seed = seed;
             train_transformer_m(&spec, out, &control, &device)
         });
     }
-    let model = match shared.preset {
-        PresetArg::Small => MatConfig::small(),
-        PresetArg::Pretrained => MatConfig::pretrained(),
-        PresetArg::Base | PresetArg::Molgpt => bail!(
-            "--preset {} is not MAT's; use small or pretrained",
-            spelling(&shared.preset)
-        ),
-    }
-    .with_num_targets(targets.len());
+    let model = match &args.mat.config {
+        Some(path) => mat_config_file(path, targets.len(), featurizer.d_atom())?,
+        None => match shared.preset {
+            PresetArg::Small => MatConfig::small(),
+            PresetArg::Pretrained => MatConfig::pretrained(),
+            PresetArg::Base | PresetArg::Molgpt => bail!(
+                "--preset {} is not MAT's; use small or pretrained",
+                spelling(&shared.preset)
+            ),
+        }
+        .with_num_targets(targets.len()),
+    };
     // --init-from a MAT pretraining run: its architecture, a fresh generator.
     let (init_from, model) = match &shared.init_from {
         Some(run) => {
@@ -116,6 +138,11 @@ pub fn train_table(args: &TrainArgs) -> Result<()> {
                      pretrained (that preset is for the published checkpoint, --pretrained)"
                 );
             }
+            // A shipped model (`pretrained:<name>`) becomes its folder in this run's cache,
+            // named by the model's hash, and the run records that folder: a resume finds
+            // the same weights, and the run says which shipped model it started from.
+            let run = &train::mat::locate_pretraining_run(run, shared.cache.as_deref())
+                .with_context(|| format!("--init-from {}", run.display()))?;
             let (file, model, pre_featurizer) =
                 train::mat::resolve_mat_init_from(run, targets.len())
                     .with_context(|| format!("--init-from {}", run.display()))?;
@@ -173,9 +200,57 @@ pub fn train_table(args: &TrainArgs) -> Result<()> {
         init_from,
     };
     let device = engine.main_device()?;
+    if let Some(search) = search {
+        return search.run(
+            task,
+            &control,
+            &serde_json::to_value(&spec.model)?,
+            |out, settings, control| {
+                train_run(
+                    &train::hpopt::mat_trial(&spec, settings)?,
+                    out,
+                    control,
+                    &device,
+                )
+            },
+        );
+    }
     train_members(shared, task, &control, |out, seed| {
         let mut spec = spec.clone();
         spec.train.seed = seed;
         train_run(&spec, out, &control, &device)
     })
+}
+
+/// The MAT architecture of `--config path` ([`MatConfig::from_json_file_text`]) for a run
+/// with `num_targets` targets and features of width `d_atom`.
+///
+/// # Errors
+/// Unreadable file, a refused setting, or an `n_output` / `num_targets` or `d_atom` that
+/// contradicts the data.
+fn mat_config_file(path: &Path, num_targets: usize, d_atom: usize) -> Result<MatConfig> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("--config {}", path.display()))?;
+    let config = MatConfig::from_json_file_text(&text)
+        .with_context(|| format!("--config {}", path.display()))?;
+    let keys: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&text).unwrap_or_default();
+    if (keys.contains_key("n_output") || keys.contains_key("num_targets"))
+        && config.num_targets != num_targets
+    {
+        bail!(
+            "--config {}: {} outputs, but the data has {num_targets} target column(s)",
+            path.display(),
+            config.num_targets
+        );
+    }
+    if keys.contains_key("d_atom") && config.d_atom != d_atom {
+        bail!(
+            "--config {}: d_atom {}, but this run's atom features have {d_atom} (MAT's \
+             featurizer; --reference-compat changes it)",
+            path.display(),
+            config.d_atom
+        );
+    }
+    Ok(config.with_num_targets(num_targets).with_d_atom(d_atom))
 }

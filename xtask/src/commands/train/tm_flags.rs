@@ -76,6 +76,19 @@ fn probability(text: &str) -> Result<f64, String> {
     }
 }
 
+/// A finite number above 0 (`--clip-norm`).
+pub(super) fn positive(text: &str) -> Result<f64, String> {
+    let x: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number"))?;
+    if x > 0.0 && x.is_finite() {
+        Ok(x)
+    } else {
+        Err(format!("{x} is not a positive number"))
+    }
+}
+
 /// `--gaussian-init` values.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum GaussianInitArg {
@@ -135,6 +148,49 @@ impl LossArg {
         match self {
             LossArg::L1 => train::masked_loss::LossKind::L1,
             LossArg::Mse => train::masked_loss::LossKind::Mse,
+        }
+    }
+}
+
+/// `--readout` of Transformer-M.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ReadoutArg {
+    /// The head on the graph token (the original's default).
+    Cls,
+    /// The head on every atom token, averaged over the molecule's atoms.
+    Mean,
+    /// The head on every atom token, summed.
+    Sum,
+}
+
+impl ReadoutArg {
+    /// The model setting it names.
+    pub fn readout(self) -> models::transformer_m::TmReadout {
+        use models::transformer_m::TmReadout;
+        match self {
+            ReadoutArg::Cls => TmReadout::Cls,
+            ReadoutArg::Mean => TmReadout::Mean,
+            ReadoutArg::Sum => TmReadout::Sum,
+        }
+    }
+}
+
+/// `--target-scaling` of Transformer-M.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum TargetScalingArg {
+    /// The loss on standardised labels (the original's `std_labels`).
+    StdLabels,
+    /// The loss in target units on `prediction * std + mean` (the original's
+    /// `std_logits`, its QM9 default).
+    StdLogits,
+}
+
+impl TargetScalingArg {
+    /// The setting it names.
+    pub fn loss_scale(self) -> train::masked_loss::LossScale {
+        match self {
+            TargetScalingArg::StdLabels => train::masked_loss::LossScale::StdLabels,
+            TargetScalingArg::StdLogits => train::masked_loss::LossScale::StdLogits,
         }
     }
 }

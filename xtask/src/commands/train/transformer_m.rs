@@ -92,13 +92,33 @@ pub(super) fn tm_run_spec(
 ) -> Result<TmRunSpec> {
     let (init_from, model) =
         resolve_tm_init(args.shared.init_from.as_deref(), model, &args.tm.size)?;
+    let model = model.with_readout(args.tm.readout.readout());
     let (modes, eval_mode) = args.tm.mode.probabilities();
+    let loss_scale = args.tm.target_scaling.loss_scale();
+    if task == train::Task::Classification && loss_scale != train::masked_loss::LossScale::StdLabels
+    {
+        anyhow::bail!(
+            "--target-scaling std-logits is for regression; classification takes BCE on 0/1 labels"
+        );
+    }
+    if args.tm.clip_norm.is_some() && args.shared.engine.devices.len() > 1 {
+        // Each device clips its own gradients before burn-train merges them: that is not
+        // the global norm the original clips (one process, one norm).
+        anyhow::bail!(
+            "--clip-norm clips the gradients' global norm on one device; with --devices each \
+             device would clip its own share. Train on one device to clip"
+        );
+    }
     Ok(TmRunSpec {
         kind: train::RunKind::TransformerM,
         data,
         target_columns,
         task,
         loss: task.loss(args.tm.loss.kind()),
+        criterion: train::transformer_m::TmCriterion {
+            loss_scale,
+            clip_norm: args.tm.clip_norm,
+        },
         units,
         modes,
         eval_mode,
