@@ -2,21 +2,8 @@
 //! name with clap's exit status (2) before anything is read or written, from the one parse
 //! of the command line; the family's own flags pass that check.
 
-use std::process::Command;
-
-/// Runs the binary; its exit code and stderr.
-fn xtask(args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        // Tests never install system packages (xtask::openblas_install).
-        .env("MOLATTN_INSTALL_BLAS", "0")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod common;
+use common::code_and_stderr as xtask;
 
 #[test]
 fn a_flag_of_another_family_is_refused_by_name() {
@@ -76,15 +63,8 @@ fn a_flag_of_another_family_is_refused_by_name() {
 /// used; a setting the data contradicts, or --config beside --preset, is refused.
 #[test]
 fn a_mat_config_file_in_make_model_names_builds_the_run() {
-    let dir = std::env::temp_dir().join(format!("molattn-cli-config-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let esol = mol_featurize::mat_datasets::dir()
-        .unwrap()
-        .join("esol/esol.csv");
-    let text = std::fs::read_to_string(esol).unwrap();
-    let data = dir.join("esol-60.csv");
-    std::fs::write(&data, text.lines().take(61).collect::<Vec<_>>().join("\n")).unwrap();
+    let dir = common::scratch("cli-config");
+    let data = common::esol_rows(&dir, 60);
     let config = dir.join("mat.json");
     std::fs::write(
         &config,

@@ -2,43 +2,19 @@
 //! two trials at once, resumed, its best configuration trained again through `--config`;
 //! a Transformer-M search; spaces that do not fit refused.
 
-use std::path::Path;
-use std::process::Command;
+mod common;
+use common::code_and_stderr as xtask;
 
-fn xtask(args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        // Tests never install system packages (xtask::openblas_install).
-        .env("MOLATTN_INSTALL_BLAS", "0")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use std::path::Path;
 
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// 60 ESOL molecules in `dir`.
-fn esol_60(dir: &Path) -> std::path::PathBuf {
-    let esol = mol_featurize::mat_datasets::dir()
-        .unwrap()
-        .join("esol/esol.csv");
-    let text = std::fs::read_to_string(esol).unwrap();
-    let data = dir.join("esol-60.csv");
-    std::fs::write(&data, text.lines().take(61).collect::<Vec<_>>().join("\n")).unwrap();
-    data
-}
-
 #[test]
 fn a_mat_search_ranks_its_trials_resumes_and_its_best_config_trains() {
-    let dir = std::env::temp_dir().join(format!("molattn-hpopt-mat-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let data = esol_60(&dir);
+    let dir = common::scratch("hpopt-mat");
+    let data = common::esol_rows(&dir, 60);
     let space = dir.join("space.json");
     std::fs::write(
         &space,
@@ -149,7 +125,14 @@ fn a_mat_search_ranks_its_trials_resumes_and_its_best_config_trains() {
     )));
     assert_eq!(trained["model"], best_run["model"]);
 
-    // A space naming a setting MAT does not have, or another search into this folder.
+    // Other base run flags (here --batch-size) into this folder: another search, refused.
+    let (code, stderr) = search(&["--resume", "--batch-size", "16"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("another search") && stderr.contains("base_run"),
+        "{stderr}"
+    );
+    // A space naming a setting MAT does not have.
     std::fs::write(&space, r#"{"d_modle": [16]}"#).unwrap();
     let (code, stderr) = search(&[]);
     assert_eq!(code, Some(1), "{stderr}");
@@ -162,10 +145,8 @@ fn a_mat_search_ranks_its_trials_resumes_and_its_best_config_trains() {
 
 #[test]
 fn a_transformer_m_search_trains_its_draws() {
-    let dir = std::env::temp_dir().join(format!("molattn-hpopt-tm-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let data = esol_60(&dir);
+    let dir = common::scratch("hpopt-tm");
+    let data = common::esol_rows(&dir, 60);
     let space = dir.join("space.json");
     std::fs::write(
         &space,

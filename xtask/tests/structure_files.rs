@@ -3,21 +3,11 @@
 //! checked), a gzipped subset trained with MAT on the records' own coordinates and with
 //! Transformer-M, then `predict` and `featurize` on SDF records, bad ones included.
 
+mod common;
+use common::ok_and_text as xtask;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn xtask(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        // Tests never install system packages (xtask::openblas_install).
-        .env("MOLATTN_INSTALL_BLAS", "0")
-        .args(args)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
-}
 
 fn fixtures() -> PathBuf {
     Path::new(

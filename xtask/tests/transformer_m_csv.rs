@@ -2,23 +2,13 @@
 //! `featurize` and `export` (verified in ONNX Runtime and tract; built with the `onnx`
 //! feature, as CI's full build is) on a subset of ESOL, as a user runs them.
 
+mod common;
+use common::ok_and_text as xtask;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 fn datasets() -> PathBuf {
     mol_featurize::mat_datasets::dir().unwrap()
-}
-
-fn xtask(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        // Tests never install system packages (xtask::openblas_install).
-        .env("MOLATTN_INSTALL_BLAS", "0")
-        .args(args)
-        .output()
-        .unwrap();
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    (out.status.success(), text)
 }
 
 #[test]

@@ -226,14 +226,18 @@ impl MatConfig {
                 });
             }
             let value = match (key.as_str(), ours) {
-                ("init_type", _) => choice(key, value, &["Uniform", "Normal"]).map_err(|_| {
-                    bad(
-                        key,
-                        format!(
-                            "{value}: molattn implements \"uniform\" and \"normal\" \
-                             (Xavier), not the small-init variants"
-                        ),
-                    )
+                ("init_type", _) => choice(key, value, &["Uniform", "Normal"]).map_err(|e| {
+                    if value.is_string() {
+                        bad(
+                            key,
+                            format!(
+                                "{value}: molattn implements \"uniform\" and \"normal\" \
+                                 (Xavier), not the small-init variants"
+                            ),
+                        )
+                    } else {
+                        e
+                    }
                 })?,
                 ("use_edge_features" | "use_adapter", _) => match value.as_bool() {
                     Some(false) => continue,

@@ -41,19 +41,41 @@ pub fn mat_trial(spec: &RunSpec, settings: &TrialSettings) -> Result<RunSpec, Tr
 /// sets `ffn_dim`, [`with_settings`]).
 ///
 /// # Errors
-/// [`TrainError::Invalid`]: a value of the wrong type, or `d_model` not a multiple of
-/// `num_heads`.
+/// [`TrainError::Invalid`]: a value of the wrong type, a width of 0, `d_model` not a
+/// multiple of `num_heads`, a dropout or DropPath probability outside `[0, 1)`.
 pub fn tm_trial(spec: &TmRunSpec, settings: &TrialSettings) -> Result<TmRunSpec, TrainError> {
     let base: Value =
         serde_json::to_value(&spec.model).map_err(|e| TrainError::Invalid(e.to_string()))?;
     let model: models::transformer_m::TransformerMConfig =
         serde_json::from_value(with_settings(&base, settings))
             .map_err(|e| TrainError::Invalid(format!("trial settings: {e}")))?;
-    if model.num_heads == 0 || !model.d_model.is_multiple_of(model.num_heads) {
-        return Err(TrainError::Invalid(format!(
-            "trial settings: d_model {} is not a multiple of num_heads {}",
+    let bad = |why: String| Err(TrainError::Invalid(format!("trial settings: {why}")));
+    for (name, width) in [
+        ("num_layers", model.num_layers),
+        ("d_model", model.d_model),
+        ("ffn_dim", model.ffn_dim),
+        ("num_heads", model.num_heads),
+        ("num_kernels", model.num_kernels),
+    ] {
+        if width == 0 {
+            return bad(format!("{name} must be at least 1"));
+        }
+    }
+    if !model.d_model.is_multiple_of(model.num_heads) {
+        return bad(format!(
+            "d_model {} is not a multiple of num_heads {}",
             model.d_model, model.num_heads
-        )));
+        ));
+    }
+    for (name, p) in [
+        ("dropout", model.dropout),
+        ("attention_dropout", model.attention_dropout),
+        ("activation_dropout", model.activation_dropout),
+        ("droppath", model.droppath),
+    ] {
+        if !(0.0..1.0).contains(&p) {
+            return bad(format!("{name} {p} is outside [0, 1)"));
+        }
     }
     let mut spec = spec.clone();
     spec.model = model;

@@ -103,9 +103,10 @@ impl SearchSpace {
     }
 
     /// Checks the space against a family's model configuration `model` (as JSON):
-    /// every name is [`LEARNING_RATE`] or one of its fields, every list non-empty, and
-    /// every value of the field's JSON type (a number for a number, a string for a
-    /// choice).
+    /// every name is [`LEARNING_RATE`] or one of its fields other than those the data
+    /// decides (`num_targets`, `d_atom`), every list non-empty, and every value of the
+    /// field's JSON type (a whole number >= 0 for a count, a number for a real, a string
+    /// for a choice).
     ///
     /// # Errors
     /// [`TrainError::Invalid`] naming the setting.
@@ -115,6 +116,11 @@ impl SearchSpace {
             let bad = |why: String| TrainError::Invalid(format!("search space: {name}: {why}"));
             if values.is_empty() {
                 return Err(bad("no values".into()));
+            }
+            if ["num_targets", "d_atom"].contains(&name.as_str()) {
+                return Err(bad(
+                    "decided by the data (its targets and atom features), not searched".into(),
+                ));
             }
             let like = if name == LEARNING_RATE {
                 json!(1e-3)
@@ -128,8 +134,16 @@ impl SearchSpace {
             };
             for v in values {
                 let same_kind = match (&like, v) {
-                    (Value::Number(a), Value::Number(b)) => a.is_f64() || !b.is_f64(),
+                    (Value::Number(a), Value::Number(b)) if a.is_u64() => b.is_u64(),
+                    (Value::Number(a), Value::Number(b)) if a.is_i64() => b.is_i64(),
+                    (Value::Number(_), Value::Number(_)) => true,
                     (Value::String(_), Value::String(_)) | (Value::Bool(_), Value::Bool(_)) => true,
+                    (Value::Null | Value::Array(_) | Value::Object(_), _) => {
+                        return Err(bad(format!(
+                            "a setting of the form {like} cannot be searched (numbers, \
+                             choices and true/false can)"
+                        )));
+                    }
                     _ => false,
                 };
                 if !same_kind {
@@ -313,6 +327,10 @@ mod tests {
         assert!(e.contains("aggregation: 1"), "{e}");
         let e = err(json!({"learning_rate": [0.0]}));
         assert!(e.contains("positive learning rate"), "{e}");
+        let e = err(json!({"num_layers": [-1]}));
+        assert!(e.contains("num_layers: -1"), "{e}");
+        let e = err(json!({"num_targets": [2]}));
+        assert!(e.contains("decided by the data"), "{e}");
     }
 
     #[test]

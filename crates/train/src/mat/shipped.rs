@@ -86,8 +86,19 @@ pub fn locate_pretraining_run(run: &Path, cache: Option<&Path>) -> Result<PathBu
         std::fs::write(tmp.path().join("pretrain_metrics.json"), shipped.metrics)?;
         std::fs::write(tmp.path().join(PRETRAINED_MODEL), shipped.model)?;
         if dir.exists() && !holds(&dir, shipped) {
-            // A folder left damaged (edited, truncated by a full disk): replaced.
-            std::fs::remove_dir_all(&dir)?;
+            // A folder left damaged (edited, truncated by a full disk): moved aside under
+            // a name of its own (atomic; a concurrent writer may have moved it first) and
+            // deleted, so that no reader ever sees a half-deleted folder.
+            let trash = tempfile::Builder::new()
+                .prefix(&format!(".{name}-{tag}.damaged."))
+                .tempdir_in(&parent)?;
+            match std::fs::rename(&dir, trash.path().join("old")) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                // Another writer replaced it meanwhile with a good copy.
+                Err(_) if holds(&dir, shipped) => {}
+                Err(e) => return Err(e),
+            }
         }
         match std::fs::rename(tmp.path(), &dir) {
             // Another process or thread wrote the same bytes first; `tmp` is removed on drop.
@@ -109,16 +120,13 @@ pub fn locate_pretraining_run(run: &Path, cache: Option<&Path>) -> Result<PathBu
     Ok(dir)
 }
 
-/// Whether `dir` holds exactly `shipped`'s files (the model compared by length, the
-/// JSON files by content: a 2 MB read per use is not worth it for a folder named by the
-/// model's hash).
+/// Whether `dir` holds exactly `shipped`'s files, byte for byte (a 0.8 MB read per use:
+/// nothing beside a training run).
 fn holds(dir: &Path, shipped: &Shipped) -> bool {
-    let same_text =
-        |file: &str, text: &str| std::fs::read_to_string(dir.join(file)).is_ok_and(|t| t == text);
-    std::fs::metadata(dir.join(PRETRAINED_MODEL))
-        .is_ok_and(|m| m.len() == shipped.model.len() as u64)
-        && same_text("pretrain.json", shipped.spec)
-        && same_text("pretrain_metrics.json", shipped.metrics)
+    let same = |file: &str, bytes: &[u8]| std::fs::read(dir.join(file)).is_ok_and(|b| b == bytes);
+    same(PRETRAINED_MODEL, shipped.model)
+        && same("pretrain.json", shipped.spec.as_bytes())
+        && same("pretrain_metrics.json", shipped.metrics.as_bytes())
 }
 
 #[cfg(test)]
@@ -159,8 +167,10 @@ mod tests {
             .unwrap()
             .count();
         assert_eq!(entries, 1);
-        // A damaged copy (truncated model) is written again.
-        std::fs::write(a.join(PRETRAINED_MODEL), b"truncated").unwrap();
+        // A damaged copy (one byte changed, the length kept) is written again.
+        let mut damaged = SHIPPED[0].model.to_vec();
+        damaged[1000] ^= 0xff;
+        std::fs::write(a.join(PRETRAINED_MODEL), damaged).unwrap();
         let c =
             locate_pretraining_run(Path::new("pretrained:mat-small"), Some(cache.path())).unwrap();
         assert_eq!(c, a);

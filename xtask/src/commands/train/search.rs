@@ -1,17 +1,18 @@
 //! `cargo xtask hpopt`: `train`'s flags define the base run, the search's flags how many
 //! trials draw what ([`train::hpopt`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::{ArgMatches, Args};
 use serde_json::Value;
-use train::hpopt::{SearchSpace, SearchSpec, TrialSettings, run_search};
+use train::engine::Progress;
+use train::hpopt::{LEARNING_RATE, SearchSpace, SearchSpec, TrialSettings, run_search};
+use train::run_folder::DataFingerprint;
 use train::{RunControl, Task, TrainError, TrainSummary};
 
 use super::TrainArgs;
 use crate::commands::common::{ModelArg, spelling};
-use train::engine::Progress;
 
 /// Flags of `hpopt`: the search's, then every flag of `train` (the base run each trial
 /// starts from).
@@ -22,7 +23,9 @@ pub struct HpoptArgs {
     pub trials: usize,
     /// Trials trained at once. They share the process's threads, so more trials at once
     /// use the same cores (a gain where one trial leaves them idle: small models, data
-    /// loading); each trial's progress display is off above 1.
+    /// loading); each trial's progress display is off above 1, and the trials share the
+    /// backend's random generator, so a trial's metrics are then not reproduced exactly
+    /// by `train` with its settings.
     #[arg(long, default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub parallel: usize,
     /// The search space as JSON: setting -> list of values, e.g. `{"learning_rate":
@@ -43,23 +46,24 @@ pub(super) struct Search<'a> {
     pub args: &'a HpoptArgs,
 }
 
+/// The run of one trial: its folder, drawn settings and run control.
+pub(super) type TrialRun<'a> =
+    dyn Fn(&Path, &TrialSettings, &RunControl) -> Result<TrainSummary, TrainError> + Sync + 'a;
+
 impl Search<'_> {
-    /// Runs the search for one family: `base_model` is the base run's model
-    /// configuration (JSON), `trial(settings)` the run of one trial.
+    /// Runs the search for one family: `base_run` is the base run's definition (its
+    /// `run.json` as JSON, the model configuration under `model`), `trial` the run of
+    /// one trial.
     ///
     /// # Errors
-    /// A space that does not fit the family, the search's errors ([`run_search`]).
+    /// A space that does not fit the family, or that changes the model of a run that
+    /// starts from pretrained weights; the search's errors ([`run_search`]).
     pub(super) fn run(
         &self,
         task: Task,
         control: &RunControl,
-        base_model: &Value,
-        trial: impl Fn(
-            &std::path::Path,
-            &TrialSettings,
-            &RunControl,
-        ) -> Result<TrainSummary, TrainError>
-        + Sync,
+        base_run: Value,
+        trial: &TrialRun,
     ) -> Result<()> {
         let shared = &self.args.train.shared;
         let space = match &self.args.space {
@@ -75,13 +79,32 @@ impl Search<'_> {
                 _ => SearchSpace::transformer_m(),
             },
         };
-        space.check(base_model)?;
+        let base_model = base_run.get("model").cloned().unwrap_or_default();
+        space.check(&base_model)?;
+        // A run that starts from pretrained weights keeps their architecture (and its
+        // loader compares the whole configuration): only the learning rate can vary.
+        if (shared.init_from.is_some() || self.args.train.mat.pretrained.is_some())
+            && let Some(name) = space.0.keys().find(|k| *k != LEARNING_RATE)
+        {
+            bail!(
+                "--init-from / --pretrained fix the model to the pretrained one's, so the \
+                 space may only search learning_rate (it has {name}); give --space"
+            );
+        }
+        let data: Vec<&Path> = shared
+            .data
+            .iter()
+            .chain(&shared.splits)
+            .map(PathBuf::as_path)
+            .collect();
         let spec = SearchSpec {
             family: spelling(&shared.model).to_string(),
             space,
             seed: self.args.search_seed,
             trials: self.args.trials,
             task,
+            base_run,
+            data: DataFingerprint::of(&data)?,
         };
         let mut control = control.clone();
         if self.args.parallel > 1 {
@@ -90,8 +113,16 @@ impl Search<'_> {
         let report = run_search(
             &shared.out,
             &spec,
-            (base_model, self.args.parallel, control.resume),
-            |folder, settings| trial(folder, settings, &control),
+            (&base_model, self.args.parallel, control.resume),
+            |folder, settings, resume_it| {
+                // A trial resumes only its own interrupted run; a fresh one starts fresh
+                // (and records its data's fingerprint).
+                let control = RunControl {
+                    resume: resume_it,
+                    ..control.clone()
+                };
+                trial(folder, settings, &control)
+            },
         )?;
         println!(
             "{}",

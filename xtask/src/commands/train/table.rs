@@ -97,14 +97,10 @@ pub(super) fn train_table(args: &TrainArgs, search: Option<&Search>) -> Result<(
             return search.run(
                 task,
                 &control,
-                &serde_json::to_value(&spec.model)?,
-                |out, settings, control| {
-                    train_transformer_m(
-                        &train::hpopt::tm_trial(&spec, settings)?,
-                        out,
-                        control,
-                        &device,
-                    )
+                serde_json::to_value(&spec)?,
+                &|out, settings, control| {
+                    let spec = train::hpopt::tm_trial(&spec, settings)?;
+                    train_transformer_m(&spec, out, control, &device)
                 },
             );
         }
@@ -204,8 +200,8 @@ pub(super) fn train_table(args: &TrainArgs, search: Option<&Search>) -> Result<(
         return search.run(
             task,
             &control,
-            &serde_json::to_value(&spec.model)?,
-            |out, settings, control| {
+            serde_json::to_value(&spec)?,
+            &|out, settings, control| {
                 train_run(
                     &train::hpopt::mat_trial(&spec, settings)?,
                     out,
