@@ -174,9 +174,10 @@ fn fine_tuning_starts_from_the_shipped_pretrained_model() {
         &std::fs::read_to_string(file.with_file_name("pretrain_metrics.json")).unwrap(),
     )
     .unwrap();
-    // The shipped run: 95,000 of the first 100,000 MOSES training molecules (5,000
-    // held out for the masked-atom accuracy).
-    assert_eq!(metrics["n_train"].as_u64(), Some(95_000), "{metrics}");
+    // The shipped run: 190,000 of the first 200,000 MOSES training molecules (10,000
+    // held out for the masked-atom accuracy; issue #40 asks for at least 200,000).
+    assert_eq!(metrics["n_train"].as_u64(), Some(190_000), "{metrics}");
+    assert_eq!(metrics["n_valid"].as_u64(), Some(10_000), "{metrics}");
     assert!(
         metrics["valid_accuracy"].as_f64().unwrap() > 0.85,
         "{metrics}"
