@@ -50,6 +50,7 @@ fn main() {
             ),
         distances: Tensor::random([b, n, n], Distribution::Uniform(0.0, 8.0), &dev),
         key_padding_mask: Tensor::from_data(TensorData::new(mask, [b, n]), &dev),
+        edge_features: None,
     };
     let target = Tensor::<2>::random([b, 1], Distribution::Default, &dev);
     let mut net = Some(cfg.init(&dev));

@@ -46,6 +46,16 @@ pub struct MoleculeAttentionConfig {
     /// (`attention()` in ardigen/MAT's `src/transformer.py`).
     #[config(default = false)]
     pub trainable_lambda: bool,
+    /// Bond features per pair in place of the adjacency (reference `use_edge_features`):
+    /// the number of channels `d_edge` of the edge tensor given to
+    /// [`MoleculeAttention::edge_adjacency`] (11 in the original), `None` for the
+    /// adjacency.
+    #[config(default = "None")]
+    pub d_edge: Option<usize>,
+    /// With `d_edge`: append `g(D)` to the edge features as one more channel (reference
+    /// `integrated_distances`; the original's `d_edge` is then 12).
+    #[config(default = false)]
+    pub integrated_distances: bool,
 }
 
 /// Molecule self-attention, per head (Eq. 2 of the MAT paper):
@@ -72,6 +82,12 @@ pub struct MoleculeAttention {
     pub dropout: Dropout,
     /// Trainable `[lambda_a, lambda_d, lambda_g]` (only with `trainable_lambda`).
     pub lambdas: Option<Param<Tensor<1>>>,
+    /// `w` of `relu(w . e_ij)`, `Linear(d_edge (+1), 1)` without bias (reference
+    /// `edges_feature_layer.linear`; only with `d_edge`).
+    pub edge_weights: Option<Linear>,
+    /// Whether `g(D)` is appended to the edge features (reference
+    /// `integrated_distances`).
+    pub integrated_distances: bool,
     /// H.
     pub num_heads: usize,
     /// d_k.
@@ -118,6 +134,13 @@ impl MoleculeAttentionConfig {
                     device,
                 ))
             }),
+            edge_weights: self.d_edge.map(|d_edge| {
+                LinearConfig::new(d_edge + usize::from(self.integrated_distances), 1)
+                    .with_bias(false)
+                    .with_initializer(Initializer::XavierUniform { gain: 1.0 })
+                    .init(device)
+            }),
+            integrated_distances: self.d_edge.is_some() && self.integrated_distances,
             num_heads: self.num_heads,
             d_k: self.d_model / self.num_heads,
             lambda_attention: self.lambda_attention,
@@ -186,6 +209,28 @@ impl MoleculeAttention {
             key_mask,
             key_mask_3d: mask_3d,
         }
+    }
+
+    /// The adjacency term of Eq. 2 made from bond features, as the original's
+    /// `use_edge_features` makes it (`EdgeFeaturesLayer` and `attention()` in ardigen/MAT's
+    /// `src/transformer.py`): `e = relu(w . edges_ij)` per pair, with `g(D)` appended as
+    /// the last channel when `integrated_distances`, then row-normalised as the adjacency
+    /// is, `e / (rowsum(e) + 1e-6)`; every head shares it.
+    ///
+    /// - `edges`: `[B, N, N, d_edge]` (the original's `[B, d_edge, N, N]`, channels last).
+    /// - `p_dist`: `g(D)` of [`MoleculeAttention::prepare`], `[B, N, N]`.
+    ///
+    /// Returns `[B, N, N]`, or `None` for a module without edge features.
+    pub fn edge_adjacency(&self, edges: Tensor<4>, p_dist: &Tensor<3>) -> Option<Tensor<3>> {
+        let weights = self.edge_weights.as_ref()?;
+        let [b, n, _, _] = edges.dims();
+        let edges = if self.integrated_distances {
+            Tensor::cat(vec![edges, p_dist.clone().unsqueeze_dim::<4>(3)], 3)
+        } else {
+            edges
+        };
+        let e = burn::tensor::activation::relu(crate::linear(weights, edges).reshape([b, n, n]));
+        Some(e.clone() / e.sum_dim(2).add_scalar(ADJACENCY_EPS))
     }
 
     /// [`MoleculeAttention::forward`] with the terms of [`MoleculeAttention::prepare`].

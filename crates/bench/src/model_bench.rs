@@ -149,6 +149,7 @@ fn read_batch(path: &Path) -> Result<MatBatchData> {
             .iter()
             .map(|&v| v > 0.5)
             .collect(),
+        edge_features: None,
     })
 }
 

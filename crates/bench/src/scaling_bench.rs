@@ -41,6 +41,7 @@ fn chain(n: usize) -> MatBatchData {
         adjacency,
         distances,
         key_padding_mask: vec![false; n],
+        edge_features: None,
     }
 }
 

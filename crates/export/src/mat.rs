@@ -189,7 +189,19 @@ fn attention(
 
 /// Lowers `model` (its current weights) to an ONNX model; `metadata` goes into the
 /// model's `metadata_props`.
+///
+/// # Panics
+/// For a model with `use_edge_features` (the graph has no bond-feature input; the run
+/// export refuses such runs with a message first).
 pub fn mat_to_onnx(model: &MatModel, metadata: &[(String, String)]) -> ModelProto {
+    assert!(
+        model
+            .encoder
+            .layers
+            .iter()
+            .all(|l| l.self_attn.edge_weights.is_none()),
+        "a MAT with use_edge_features has no ONNX lowering"
+    );
     let d_atom = model.src_embed.lut.weight.dims()[0];
     let num_targets = model.generator.proj.weight.dims()[1];
     let d_model = model.src_embed.lut.weight.dims()[1];
@@ -322,5 +334,6 @@ pub fn mat_batch_feeds(batch: &models::MatBatch) -> Result<Vec<Feed>, crate::Exp
         adjacency: read(batch.adjacency.clone())?,
         distances: read(batch.distances.clone())?,
         key_padding_mask,
+        edge_features: None,
     }))
 }

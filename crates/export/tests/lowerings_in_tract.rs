@@ -35,6 +35,7 @@ fn batch(dev: &Device, d_atom: usize) -> MatBatch {
         adjacency,
         distances: Tensor::random([3, 5, 5], Distribution::Uniform(0.5, 6.0), dev),
         key_padding_mask: Tensor::from_data(TensorData::new(mask, [3, 5]), dev),
+        edge_features: None,
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::error::BatchError;
 use crate::mat::MatFeatures;
+use crate::mat_edges::MAT_D_EDGE;
 
 /// A padded batch of MAT inputs as flat row-major arrays (B = batch, N = largest
 /// molecule of the batch, dummy node included).
@@ -22,13 +23,17 @@ pub struct MatBatchData {
     /// `[B, N]`, `true` = padding (the workspace convention). Derived from the features
     /// as in the reference: a node is real iff any of its features is non-zero.
     pub key_padding_mask: Vec<bool>,
+    /// `[B, N, N, d_edge]` bond features, zero-padded, when the molecules carry them
+    /// ([`MatFeatures::edge_features`]; all of a batch or none).
+    pub edge_features: Option<Vec<f32>>,
 }
 
 /// Zero-pads molecules to the largest one and stacks them.
 ///
-/// All molecules must share `d_atom` (they come from one featurizer); an empty slice
-/// gives an empty batch. Panics never: a mismatched `d_atom` is a programming error
-/// reported as [`BatchError::Molecule`] naming the molecule's position.
+/// All molecules must share `d_atom` and either all carry edge features or none (they
+/// come from one featurizer); an empty slice gives an empty batch. Panics never: a
+/// mismatch is a programming error reported as [`BatchError::Molecule`] naming the
+/// molecule's position.
 pub fn pad_batch(molecules: &[&MatFeatures]) -> Result<MatBatchData, BatchError> {
     let batch_size = molecules.len();
     let n = molecules.iter().map(|m| m.n_atoms).max().unwrap_or(0);
@@ -37,12 +42,36 @@ pub fn pad_batch(molecules: &[&MatFeatures]) -> Result<MatBatchData, BatchError>
     let mut adjacency = vec![0.0f32; batch_size * n * n];
     let mut distances = vec![0.0f32; batch_size * n * n];
     let mut key_padding_mask = vec![true; batch_size * n];
+    let with_edges = molecules.first().is_some_and(|m| m.edge_features.is_some());
+    let mut edge_features = with_edges.then(|| vec![0.0f32; batch_size * n * n * MAT_D_EDGE]);
     for (b, m) in molecules.iter().enumerate() {
         if m.d_atom != d_atom {
             return Err(BatchError::Molecule {
                 molecule: b,
                 reason: format!("d_atom {} instead of {d_atom}", m.d_atom),
             });
+        }
+        match (&mut edge_features, &m.edge_features) {
+            (Some(out), Some(e)) if e.len() == m.n_atoms * m.n_atoms * MAT_D_EDGE => {
+                let k = m.n_atoms;
+                let row = k * MAT_D_EDGE;
+                for i in 0..k {
+                    let dst = (b * n + i) * n * MAT_D_EDGE;
+                    out[dst..dst + row].copy_from_slice(&e[i * row..(i + 1) * row]);
+                }
+            }
+            (None, None) => {}
+            (_, e) => {
+                return Err(BatchError::Molecule {
+                    molecule: b,
+                    reason: format!(
+                        "edge features {} where the batch's first molecule has {}",
+                        e.as_ref()
+                            .map_or("missing".into(), |e| format!("of {} values", e.len())),
+                        if with_edges { "them" } else { "none" }
+                    ),
+                });
+            }
         }
         let k = m.n_atoms;
         for i in 0..k {
@@ -62,5 +91,6 @@ pub fn pad_batch(molecules: &[&MatFeatures]) -> Result<MatBatchData, BatchError>
         adjacency,
         distances,
         key_padding_mask,
+        edge_features,
     })
 }

@@ -140,7 +140,7 @@ impl Featurizer for MatFeaturizer {
             Some(xyz) => conformer::distance_matrix(xyz),
             None => conformer::topological_distance_matrix(mol),
         };
-        Ok(self.featurize_with_distances(mol, &dist, source))
+        self.featurize_with_distances(mol, &dist, source)
     }
 }
 

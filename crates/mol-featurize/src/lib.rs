@@ -50,6 +50,7 @@ pub mod fuzz;
 pub mod graphormer;
 pub mod mat;
 pub mod mat_datasets;
+pub mod mat_edges;
 pub mod molecular_graph;
 pub mod molecule;
 pub mod morgan;
@@ -86,6 +87,7 @@ pub use graphormer::{
     EncodingLimits, GraphormerBatchData, GraphormerFeatures, ShortestPaths, pad_graphormer_batch,
 };
 pub use mat::{ChargeEncoding, MatFeatures, MatFeaturizer};
+pub use mat_edges::{MAT_D_EDGE, MAT_EDGE_FEATURES};
 pub use molecule::{Atom, Bond, BondOrder, Molecule};
 pub use morgan::MorganFingerprint;
 pub use smiles_tokenizer::{SmilesVocab, tokenize};

@@ -37,6 +37,11 @@ pub struct MatFeaturizer {
     pub reference_compat: bool,
     /// Coordinates for the distance matrix.
     pub conformer: ConformerOptions,
+    /// Also make the [`crate::MAT_D_EDGE`] bond features per pair
+    /// ([`MatFeatures::edge_features`], [`crate::mat_edges`]): the input of a MAT with
+    /// `use_edge_features`. Off by default (and in settings written before it existed).
+    #[serde(default)]
+    pub edge_features: bool,
 }
 
 impl Default for MatFeaturizer {
@@ -45,6 +50,7 @@ impl Default for MatFeaturizer {
             charge_encoding: ChargeEncoding::OneHot,
             reference_compat: false,
             conformer: ConformerOptions::default(),
+            edge_features: false,
         }
     }
 }
@@ -65,6 +71,11 @@ pub struct MatFeatures {
     pub distances: Vec<f32>,
     /// Which coordinate method produced `distances`.
     pub coordinate_source: CoordinateSource,
+    /// `[N, N, d_edge]` bond features ([`crate::mat_edges::mat_edge_tensor`]; the dummy
+    /// node's row and column and the diagonal zero), when the featurizer makes them
+    /// ([`MatFeaturizer::edge_features`]).
+    #[serde(default)]
+    pub edge_features: Option<Vec<f32>>,
 }
 
 impl MatFeaturizer {
@@ -106,19 +117,25 @@ impl MatFeaturizer {
     }
 
     /// Featurizes a parsed molecule (computes its conformer as configured).
-    pub fn featurize(&self, mol: &Molecule) -> MatFeatures {
+    ///
+    /// # Errors
+    /// With [`MatFeaturizer::edge_features`], [`crate::mat_edges::mat_edge_tensor`]'s.
+    pub fn featurize(&self, mol: &Molecule) -> Result<MatFeatures, FeaturizeError> {
         let (dist, source) = conformer::distances(mol, &self.conformer);
         self.featurize_with_distances(mol, &dist, source)
     }
 
     /// Featurizes a molecule whose heavy-atom distance matrix (Angstrom, `[n * n]`
     /// over [`Molecule::atoms`]) is already known, e.g. read from an SDF conformer.
+    ///
+    /// # Errors
+    /// With [`MatFeaturizer::edge_features`], [`crate::mat_edges::mat_edge_tensor`]'s.
     pub fn featurize_with_distances(
         &self,
         mol: &Molecule,
         heavy_distances: &[f64],
         source: CoordinateSource,
-    ) -> MatFeatures {
+    ) -> Result<MatFeatures, FeaturizeError> {
         let n = mol.num_atoms();
         let big_n = n + 1;
         let d_atom = self.d_atom();
@@ -143,14 +160,20 @@ impl MatFeaturizer {
                 distances[(i + 1) * big_n + (j + 1)] = heavy_distances[i * n + j] as f32;
             }
         }
-        MatFeatures {
+        let edge_features = if self.edge_features {
+            Some(crate::mat_edges::mat_edge_tensor(mol)?)
+        } else {
+            None
+        };
+        Ok(MatFeatures {
             n_atoms: big_n,
             d_atom,
             node_features,
             adjacency,
             distances,
             coordinate_source: source,
-        }
+            edge_features,
+        })
     }
 
     /// Parses, sanitises and featurizes one SMILES.
@@ -159,6 +182,6 @@ impl MatFeaturizer {
     /// Any [`FeaturizeError`] of [`Molecule::from_smiles`].
     pub fn featurize_smiles(&self, smiles: &str) -> Result<MatFeatures, FeaturizeError> {
         let mol = Molecule::from_smiles(smiles)?;
-        crate::molecule::guard(mol.smiles(), || Ok(self.featurize(&mol)))
+        crate::molecule::guard(mol.smiles(), || self.featurize(&mol))
     }
 }

@@ -21,6 +21,8 @@ pub struct Molecule {
     atoms: Vec<Atom>,
     bonds: Vec<Bond>,
     neighbours: Vec<Vec<usize>>,
+    /// For each bond of `bonds`, whether it is in a ring (RDKit `Bond.IsInRing`).
+    bonds_in_ring: Vec<bool>,
     /// For each atom, its index in `parsed` (hydrogen nodes removed shift the rest).
     source_atoms: Vec<usize>,
     /// The toolkit's molecule read from the SMILES (hydrogen nodes included).
@@ -249,6 +251,7 @@ impl Molecule {
         let mut mol = Molecule {
             smiles: smiles.to_string(),
             atoms,
+            bonds_in_ring: Vec::new(),
             bonds,
             neighbours,
             source_atoms,
@@ -257,8 +260,12 @@ impl Molecule {
             pyrrole_donors: Vec::new(),
             folded_hydrogens: Vec::new(),
         };
-        for (i, in_ring) in mol.ring_membership(&closes_rings).into_iter().enumerate() {
-            mol.atoms[i].is_in_ring = in_ring;
+        mol.bonds_in_ring = mol.bond_ring_membership(&closes_rings);
+        for (k, bond) in mol.bonds.iter().enumerate() {
+            if mol.bonds_in_ring[k] {
+                mol.atoms[bond.begin].is_in_ring = true;
+                mol.atoms[bond.end].is_in_ring = true;
+            }
         }
         Ok(mol)
     }
@@ -267,6 +274,12 @@ impl Molecule {
     /// or an SDF record's label.
     pub fn smiles(&self) -> &str {
         &self.smiles
+    }
+
+    /// For each bond of [`Molecule::bonds`], whether it is in a ring (RDKit
+    /// `Bond.IsInRing`; a biphenyl's link is not, a decalin's fused bond is).
+    pub fn bonds_in_ring(&self) -> &[bool] {
+        &self.bonds_in_ring
     }
 
     /// Atoms, hydrogen-suppressed, in input order.
@@ -347,14 +360,15 @@ impl Molecule {
         out
     }
 
-    /// Ring membership of every atom (RDKit `IsInRing`): an atom is in a ring iff one of
-    /// its ring-closing bonds (`closes_rings[k]`; dative and zero-order bonds do not) is
-    /// not a bridge of the graph of ring-closing bonds.
-    fn ring_membership(&self, closes_rings: &[bool]) -> Vec<bool> {
+    /// Ring membership of every bond (RDKit `Bond.IsInRing`): a ring-closing bond
+    /// (`closes_rings[k]`; dative and zero-order bonds are not) is in a ring iff it is not
+    /// a bridge of the graph of ring-closing bonds. An atom is in a ring (RDKit
+    /// `Atom.IsInRing`) iff one of its bonds is.
+    fn bond_ring_membership(&self, closes_rings: &[bool]) -> Vec<bool> {
         let n = self.atoms.len();
-        let mut in_ring = vec![false; n];
+        let mut in_ring = vec![false; self.bonds.len()];
         for (k, bond) in self.bonds.iter().enumerate() {
-            if !closes_rings[k] || (in_ring[bond.begin] && in_ring[bond.end]) {
+            if !closes_rings[k] {
                 continue;
             }
             let mut seen = vec![false; n];
@@ -383,10 +397,7 @@ impl Molecule {
                     }
                 }
             }
-            if cyclic {
-                in_ring[bond.begin] = true;
-                in_ring[bond.end] = true;
-            }
+            in_ring[k] = cyclic;
         }
         in_ring
     }

@@ -69,7 +69,9 @@ pub fn profile_molecule(smiles: &str, featurizer: &MatFeaturizer) -> Option<Mole
     };
     let distances = t0.elapsed();
     let t0 = Instant::now();
-    let features = featurizer.featurize_with_distances(&mol, &dist, method);
+    let features = featurizer
+        .featurize_with_distances(&mol, &dist, method)
+        .ok()?;
     let featurize = t0.elapsed();
     std::hint::black_box(features);
     Some(MoleculeProfile {

@@ -17,7 +17,7 @@
 //!    (`AddHs.cpp`, `shouldRemoveH`, github #1810). [`stereo_hydrogens_to_fold`] applies
 //!    that rule.
 //! 3. Dative bonds do not close rings (`findSSSR` ignores them): see
-//!    `Molecule::ring_membership`.
+//!    `Molecule::bond_ring_membership`.
 
 use chematic::core::{AtomIdx, BondOrder as ChemBondOrder, Element, Molecule as ChemMolecule};
 use chematic::perception::rdkit_symmetrized_sssr;

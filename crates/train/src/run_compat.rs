@@ -63,6 +63,12 @@ where
         }
         model.insert("init".into(), serde_json::json!("Uniform"));
     }
+    // Written before edge features existed: the adjacency, as then.
+    if let Some(model) = json.as_object_mut() {
+        for key in ["use_edge_features", "integrated_distances"] {
+            model.entry(key).or_insert(serde_json::json!(false));
+        }
+    }
     serde_json::from_value(json).map_err(serde::de::Error::custom)
 }
 

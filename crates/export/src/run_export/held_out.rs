@@ -19,6 +19,13 @@ pub(super) fn mat_from_run(
     spec: &RunSpec,
     device: &Device,
 ) -> Result<Export, ExportError> {
+    if spec.model.use_edge_features {
+        return Err(invalid(
+            "a MAT with use_edge_features cannot be exported to ONNX yet (its graph takes \
+             no bond-feature input); train it without edge features to export"
+                .to_string(),
+        ));
+    }
     let model = spec.load_best_model(run, device)?;
     let held_out = run.join("test_predictions.csv");
     let smiles = train::data::read_smiles_csv(&held_out, "smiles").map_err(|e| {

@@ -15,6 +15,9 @@ pub struct MatBatch {
     pub distances: Tensor<3>,
     /// `[B, N]`, `true` = padding.
     pub key_padding_mask: Tensor<2, Bool>,
+    /// `[B, N, N, d_edge]` bond features ([`mol_featurize::mat_edges`]), for a MAT with
+    /// `use_edge_features`; `None` when the featurizer made none.
+    pub edge_features: Option<Tensor<4>>,
 }
 
 impl MatBatch {
@@ -38,6 +41,12 @@ impl MatBatch {
                 TensorData::new(data.key_padding_mask.clone(), [b, n]),
                 device,
             ),
+            edge_features: data.edge_features.as_ref().map(|e| {
+                Tensor::from_data(
+                    TensorData::new(e.clone(), [b, n, n, mol_featurize::MAT_D_EDGE]),
+                    device,
+                )
+            }),
         }
     }
 
@@ -53,6 +62,10 @@ impl MatBatch {
             adjacency: self.adjacency.clone().narrow(0, start, len),
             distances: self.distances.clone().narrow(0, start, len),
             key_padding_mask: self.key_padding_mask.clone().narrow(0, start, len),
+            edge_features: self
+                .edge_features
+                .as_ref()
+                .map(|e| e.clone().narrow(0, start, len)),
         }
     }
 }

@@ -125,6 +125,16 @@ pub struct MatConfig {
     /// Initialisation of the weight matrices (reference `init_type`).
     #[config(default = "MatInit::Uniform")]
     pub init: MatInit,
+    /// Bond features in place of the adjacency (reference `use_edge_features`): each
+    /// layer's adjacency term is `relu(w . e_ij)` of the [`mol_featurize::MAT_D_EDGE`]
+    /// bond features of [`crate::MatBatch::edge_features`], row-normalised
+    /// ([`attn_core::MoleculeAttention::edge_adjacency`]).
+    #[config(default = false)]
+    pub use_edge_features: bool,
+    /// With `use_edge_features`: `g(D)` is one more edge channel (reference
+    /// `integrated_distances`). Ignored without edge features, as in the original.
+    #[config(default = false)]
+    pub integrated_distances: bool,
 }
 
 impl MatConfig {

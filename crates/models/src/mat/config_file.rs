@@ -21,8 +21,8 @@
 //! | `scale_norm`               | `norm`                      | `true`/`false`; `LayerNorm`, `ScaleNorm` |
 //! | `n_generator_layers`       | `n_generator_layers`        |                               |
 //! | `init_type`                | `init`                      | `uniform`, `normal` (Xavier)  |
-//! | `use_edge_features`        | (not implemented)           | only `false`                  |
-//! | `integrated_distances`     | (edge features only)        | only without edge features    |
+//! | `use_edge_features`        | `use_edge_features`         | the 11 bond features of `mol_featurize::mat_edges` |
+//! | `integrated_distances`     | `integrated_distances`      | read with edge features only, as the original |
 //! | `use_adapter`              | (not implemented)           | only `false`                  |
 //! | `control_edges`            | (unused by the original)    | any                           |
 //!
@@ -76,12 +76,7 @@ const ALIASES: [(&str, &str); 5] = [
 ];
 
 /// Options of make_model that molattn takes only at the value that changes nothing.
-const FIXED: [&str; 4] = [
-    "use_edge_features",
-    "integrated_distances",
-    "use_adapter",
-    "control_edges",
-];
+const FIXED: [&str; 2] = ["use_adapter", "control_edges"];
 
 /// `value` as one of `choices` (our variant names), matched case-insensitively and
 /// ignoring `_`, so `dummy_node`, `DummyNode` and `dummynode` are one choice.
@@ -187,8 +182,7 @@ impl MatConfig {
     /// value of the wrong type or outside its choices, a size that cannot build a model
     /// (0 layers' width, `d_model` not a multiple of `num_heads`, dropout outside
     /// `[0, 1)`), or an original option molattn does not implement
-    /// (`use_edge_features`, `use_adapter`, the small-init `init_type`s) set to anything
-    /// but its default.
+    /// (`use_adapter`, the small-init `init_type`s) set to anything but its default.
     pub fn from_json_file_text(text: &str) -> Result<Self, MatConfigFileError> {
         let Entries(given) =
             serde_json::from_str(text).map_err(|e| MatConfigFileError::Json(e.to_string()))?;
@@ -239,7 +233,7 @@ impl MatConfig {
                         e
                     }
                 })?,
-                ("use_edge_features" | "use_adapter", _) => match value.as_bool() {
+                ("use_adapter", _) => match value.as_bool() {
                     Some(false) => continue,
                     Some(true) => {
                         return Err(bad(
@@ -249,9 +243,8 @@ impl MatConfig {
                     }
                     None => return Err(not_bool(key, value)),
                 },
-                // Only read by the original with use_edge_features, which is false here;
                 // control_edges is stored by the original's MultiHeadedAttention, never read.
-                ("integrated_distances" | "control_edges", _) => match value.as_bool() {
+                ("control_edges", _) => match value.as_bool() {
                     Some(_) => continue,
                     None => return Err(not_bool(key, value)),
                 },
@@ -347,8 +340,15 @@ mod tests {
             e.contains("aggregation_type") && e.contains("DummyNode"),
             "{e}"
         );
-        let e = err(r#"{"use_edge_features": true}"#);
+        let e = err(r#"{"use_adapter": true}"#);
         assert!(e.contains("not implemented"), "{e}");
+        let edges = MatConfig::from_json_file_text(
+            r#"{"use_edge_features": true, "integrated_distances": true}"#,
+        )
+        .unwrap();
+        assert!(edges.use_edge_features && edges.integrated_distances);
+        let e = err(r#"{"use_edge_features": 1}"#);
+        assert!(e.contains("use_edge_features"), "{e}");
         let e = err(r#"{"init_type": "small_normal_init"}"#);
         assert!(e.contains("not the small-init"), "{e}");
         let normal = MatConfig::from_json_file_text(r#"{"init_type": "normal"}"#).unwrap();

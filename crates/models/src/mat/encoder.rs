@@ -41,7 +41,13 @@ impl Encoder {
             .with_lambda_attention(config.lambda_attention)
             .with_lambda_distance(config.lambda_distance)
             .with_distance_kernel(config.distance_kernel)
-            .with_trainable_lambda(config.trainable_lambda);
+            .with_trainable_lambda(config.trainable_lambda)
+            .with_d_edge(
+                config
+                    .use_edge_features
+                    .then_some(mol_featurize::MAT_D_EDGE),
+            )
+            .with_integrated_distances(config.integrated_distances);
         let layers = (0..config.num_layers)
             .map(|_| EncoderLayer {
                 self_attn: attn.init(device),
@@ -65,7 +71,12 @@ impl Encoder {
     }
 
     /// `x: [B, N, d_model]`, `adjacency`, `distances: [B, N, N]`,
-    /// `key_padding_mask: [B, N]` (`true` = padding) -> `[B, N, d_model]`.
+    /// `key_padding_mask: [B, N]` (`true` = padding), `edges: [B, N, N, d_edge]` (bond
+    /// features, read by a model with `use_edge_features` only) -> `[B, N, d_model]`.
+    ///
+    /// # Panics
+    /// A model with `use_edge_features` given no `edges` (the training and prediction
+    /// pipelines featurize them whenever the model asks for them).
     ///
     /// On flex (f32, fixed lambdas, no gradient asked for distances or adjacency, a batch
     /// with padding whose distance and adjacency weights from real atoms to padding are 0,
@@ -80,8 +91,10 @@ impl Encoder {
         adjacency: Tensor<3>,
         distances: Tensor<3>,
         key_padding_mask: Tensor<2, Bool>,
+        edges: Option<Tensor<4>>,
     ) -> Tensor<3> {
-        self.run(x, adjacency, distances, key_padding_mask, false).0
+        self.run(x, adjacency, distances, key_padding_mask, edges, false)
+            .0
     }
 
     /// [`Encoder::forward`], also returning each layer's attention weights
@@ -93,8 +106,9 @@ impl Encoder {
         adjacency: Tensor<3>,
         distances: Tensor<3>,
         key_padding_mask: Tensor<2, Bool>,
+        edges: Option<Tensor<4>>,
     ) -> (Tensor<3>, Vec<Tensor<4>>) {
-        self.run(x, adjacency, distances, key_padding_mask, true)
+        self.run(x, adjacency, distances, key_padding_mask, edges, true)
     }
 
     /// The layers, with each layer's attention weights when `with_weights` (else an empty
@@ -105,6 +119,7 @@ impl Encoder {
         adjacency: Tensor<3>,
         distances: Tensor<3>,
         key_padding_mask: Tensor<2, Bool>,
+        edges: Option<Tensor<4>>,
         with_weights: bool,
     ) -> (Tensor<3>, Vec<Tensor<4>>) {
         // g(D), the normalised adjacency and the masks are the same in every layer:
@@ -115,9 +130,14 @@ impl Encoder {
         let prepared = first
             .self_attn
             .prepare(adjacency, distances, key_padding_mask.clone());
+        // With edge features each layer makes its own adjacency term from the bonds.
+        let with_edges = first.self_attn.edge_weights.is_some();
+        let edges = with_edges
+            .then(|| edges.expect("a MAT with use_edge_features needs the batch's edge features"));
         // Every layer's lambdas fixed (prepare_packed checks the first layer's).
         let fixed = self.layers.iter().all(|l| l.self_attn.lambdas.is_none());
         if !with_weights
+            && !with_edges
             && fixed
             && let Some(packed) = first
                 .self_attn
@@ -127,14 +147,28 @@ impl Encoder {
         }
         let mut weights = Vec::with_capacity(self.layers.len());
         for layer in &self.layers {
+            let own;
+            let p_adj = edges
+                .clone()
+                .and_then(|e| layer.self_attn.edge_adjacency(e, &prepared.p_dist));
+            let prepared = match p_adj {
+                Some(p_adj) => {
+                    own = attn_core::PreparedInputs {
+                        p_adj,
+                        ..prepared.clone()
+                    };
+                    &own
+                }
+                None => &prepared,
+            };
             let h = layer.norm_attn.forward(x.clone());
             let a = if with_weights {
-                let (a, w) = layer.self_attn.forward_prepared_with_weights(h, &prepared);
+                let (a, w) = layer.self_attn.forward_prepared_with_weights(h, prepared);
                 weights.push(w);
                 a
             } else {
                 // Without the weights: the fused attention core on the CPU.
-                layer.self_attn.forward_prepared(h, &prepared)
+                layer.self_attn.forward_prepared(h, prepared)
             };
             x = x + attn_core::dropout(&layer.dropout, a);
             let f = layer.feed_forward.forward(layer.norm_ff.forward(x.clone()));

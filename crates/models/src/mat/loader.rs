@@ -19,7 +19,7 @@ pub use crate::load::LoadError;
 /// and `generator.proj.*` of a one-layer generator; a deeper one's keys are mapped by
 /// block, see `generator_key_map`). Enum variants of our norms (`LayerNorm` /
 /// `ScaleNorm`) are matched without their variant name.
-pub const REFERENCE_KEY_MAP: [(&str, &str); 6] = [
+pub const REFERENCE_KEY_MAP: [(&str, &str); 7] = [
     (
         r"^(encoder\.layers\.\d+\.self_attn)\.linears\.0\.",
         "$1.query.",
@@ -35,6 +35,10 @@ pub const REFERENCE_KEY_MAP: [(&str, &str); 6] = [
     (
         r"^(encoder\.layers\.\d+\.self_attn)\.linears\.3\.",
         "$1.output.",
+    ),
+    (
+        r"^(encoder\.layers\.\d+\.self_attn)\.edges_feature_layer\.linear\.",
+        "$1.edge_weights.",
     ),
     (
         r"^(encoder\.layers\.\d+)\.sublayer\.0\.norm\.",

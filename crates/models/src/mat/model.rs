@@ -102,6 +102,7 @@ impl MatModel {
             batch.adjacency.clone(),
             batch.distances.clone(),
             batch.key_padding_mask.clone(),
+            batch.edge_features.clone(),
         );
         (
             self.generator.forward(h, batch.key_padding_mask.clone()),
@@ -140,6 +141,7 @@ impl MatModel {
             batch.adjacency.clone(),
             batch.distances.clone(),
             batch.key_padding_mask.clone(),
+            batch.edge_features.clone(),
         )
     }
 }

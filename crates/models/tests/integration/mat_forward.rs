@@ -208,6 +208,7 @@ fn packed_encoder_matches_the_padded_path() {
                 batch.adjacency.clone(),
                 batch.distances.clone(),
                 batch.key_padding_mask.clone(),
+                None,
             )
             .0,
     );

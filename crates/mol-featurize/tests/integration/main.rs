@@ -4,6 +4,7 @@
 
 mod bad_records;
 mod edge_cases;
+mod mat_edge_fixture;
 mod moses_molecules;
 mod ogb_fixtures;
 mod properties;

@@ -305,6 +305,7 @@ pub fn pretrain_mat(
             spec.model.d_atom
         )));
     }
+    super::table::check_edge_features(&spec.featurizer, &spec.model)?;
     let folder = RunFolder::claim(
         run_dir,
         control.resume,

@@ -40,7 +40,9 @@ fn masked_atoms_are_zeroed_but_stay_real_nodes_with_their_types() {
         .enumerate()
         .map(|(row, s)| Example {
             row,
-            features: featurizer.featurize(&Molecule::from_smiles(s).unwrap()),
+            features: featurizer
+                .featurize(&Molecule::from_smiles(s).unwrap())
+                .unwrap(),
             targets: Vec::new(),
         })
         .collect();

@@ -61,6 +61,7 @@ pub fn train_run(
             spec.model.d_atom
         )));
     }
+    check_edge_features(&spec.featurizer, &spec.model)?;
     let input = TableInput {
         source: spec.molecule_source(),
         split: spec.split.clone(),
@@ -194,4 +195,22 @@ impl TableFamily for MatFamily {
             Task::Classification => "BCE",
         }
     }
+}
+
+/// A MAT with `use_edge_features` needs a featurizer that makes the bond features, and
+/// one without them a featurizer that does not (the batches would carry dead weight).
+///
+/// # Errors
+/// [`TrainError::Invalid`] naming both settings.
+pub fn check_edge_features(
+    featurizer: &mol_featurize::MatFeaturizer,
+    model: &models::MatConfig,
+) -> Result<(), TrainError> {
+    if featurizer.edge_features != model.use_edge_features {
+        return Err(TrainError::Invalid(format!(
+            "the model has use_edge_features {} but the featurizer's edge_features is {}",
+            model.use_edge_features, featurizer.edge_features
+        )));
+    }
+    Ok(())
 }

@@ -4,6 +4,7 @@
 
 mod embed;
 mod ensemble;
+mod mat_edges;
 mod mat_pretrain;
 mod moses_metrics;
 mod pipeline;

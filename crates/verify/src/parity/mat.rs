@@ -73,6 +73,13 @@ pub(super) fn reference_state_dict(config: &MatConfig) -> Vec<(String, Vec<usize
         if config.trainable_lambda {
             keys.push((format!("encoder.layers.{i}.self_attn.lambdas"), vec![3]));
         }
+        if config.use_edge_features {
+            let d_edge = mol_featurize::MAT_D_EDGE + usize::from(config.integrated_distances);
+            keys.push((
+                format!("encoder.layers.{i}.self_attn.edges_feature_layer.linear.weight"),
+                vec![1, d_edge],
+            ));
+        }
         for j in 0..config.n_dense {
             linear(
                 &mut keys,
@@ -208,6 +215,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
                 adjacency: io.tensor::<3>("adjacency", device)?,
                 distances: io.tensor::<3>("distances", device)?,
                 key_padding_mask: io.tensor::<2>("mask", device)?.lower_elem(0.5),
+                edge_features: None,
             })
         };
         let b = batch(&plain)?;
@@ -409,6 +417,7 @@ fn first_three(batch: &MatBatch) -> MatBatch {
             .clone()
             .slice([0..3, 0..n_small, 0..n_small]),
         key_padding_mask: batch.key_padding_mask.clone().slice([0..3, 0..n_small]),
+        edge_features: None,
     }
 }
 
@@ -430,6 +439,7 @@ pub fn small_model_and_batches(fixtures: &Path) -> Result<(MatModel, [MatBatch; 
         adjacency: io.tensor::<3>("adjacency", &device)?,
         distances: io.tensor::<3>("distances", &device)?,
         key_padding_mask: io.tensor::<2>("mask", &device)?.lower_elem(0.5),
+        edge_features: None,
     };
     let small = first_three(&batch);
     Ok((model, [batch, small]))

@@ -1,7 +1,9 @@
 //! MAT's `make_model` options against the ORIGINAL ardigen/MAT code, one at a time
 //! (issue #40 item 4; fixture `fixtures/gen/mat_variants_original.py`): tanh / no output
 //! nonlinearity, sum / dummy-node pooling, a three-layer generator, ScaleNorm everywhere
-//! (with a two-layer generator), `N_dense = 0` and trainable lambdas (exp kernel). Each at
+//! (with a two-layer generator), `N_dense = 0`, trainable lambdas (exp kernel), and edge
+//! features in place of the adjacency (`use_edge_features`, also with
+//! `integrated_distances` and the exp kernel). Each at
 //! d_model 32, 4 heads, 2 layers, dropout 0 on the 8 molecules of `mat_small_io`, the
 //! weights drawn by name on both sides ([`super::mat::reference_state_dict`]) and loaded
 //! through the reference-key loader: forward, loss, d loss / d node_features and the
@@ -92,10 +94,39 @@ fn variants() -> Vec<(&'static str, MatConfig)> {
         ("n_dense_0", base.clone().with_n_dense(0)),
         (
             "trainable_lambda",
-            base.with_trainable_lambda(true)
+            base.clone()
+                .with_trainable_lambda(true)
+                .with_distance_kernel(DistanceKernel::Exp),
+        ),
+        ("edge_features", base.clone().with_use_edge_features(true)),
+        (
+            "edge_features_integrated_distances",
+            base.with_use_edge_features(true)
+                .with_integrated_distances(true)
                 .with_distance_kernel(DistanceKernel::Exp),
         ),
     ]
+}
+
+/// The edge variants' bond features `[B, N, N, 11]`, as the fixture script's
+/// `edge_features` draws them: each channel `uniform("edges_att") > 0.5` on the bonded
+/// pairs (the adjacency without its diagonal), 0 elsewhere.
+fn drawn_edge_features(adjacency: &Tensor<3>) -> Tensor<4> {
+    let [b, n, _] = adjacency.dims();
+    let c = mol_featurize::MAT_D_EDGE;
+    let adj = values(adjacency.clone());
+    let drawn = super::prng::uniform("edges_att", b * n * n * c, 0.0, 1.0);
+    let edges: Vec<f32> = drawn
+        .iter()
+        .enumerate()
+        .map(|(k, &u)| {
+            let pair = k / c;
+            let (i, j) = ((pair / n) % n, pair % n);
+            let bonded = if i == j { 0.0 } else { adj[pair] };
+            if u > 0.5 { bonded } else { 0.0 }
+        })
+        .collect();
+    Tensor::from_data(TensorData::new(edges, [b, n, n, c]), &adjacency.device())
 }
 
 /// Our gradient of the original's parameter `key`, when this model has it.
@@ -118,6 +149,15 @@ fn parameter_grad(model: &MatModel, key: &str, grads: &Gradients) -> Option<Vec<
                 .lambdas
                 .as_ref()
                 .and_then(g1);
+        }
+        "encoder.layers.0.self_attn.edges_feature_layer.linear.weight"
+        | "encoder.layers.1.self_attn.edges_feature_layer.linear.weight" => {
+            let layer = usize::from(key.starts_with("encoder.layers.1"));
+            return model.encoder.layers[layer]
+                .self_attn
+                .edge_weights
+                .as_ref()
+                .and_then(|w| g2(&w.weight));
         }
         "generator.proj.weight" if hidden.is_empty() => return g2(&model.generator.proj.weight),
         _ => {}
@@ -156,9 +196,13 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
             .load_reference_weights(&weights, LoadParts::All)
             .map_err(|e| anyhow!("MAT variant {name}: {e}"))?;
         let _ = std::fs::remove_file(&weights);
+        let adjacency = io.tensor::<3>("adjacency", &ad)?;
         let batch = MatBatch {
             node_features: io.tensor::<3>("node_features", &ad)?.require_grad(),
-            adjacency: io.tensor::<3>("adjacency", &ad)?,
+            edge_features: config
+                .use_edge_features
+                .then(|| drawn_edge_features(&adjacency)),
+            adjacency,
             distances: io.tensor::<3>("distances", &ad)?,
             key_padding_mask: io.tensor::<2>("mask", &ad)?.lower_elem(0.5),
         };

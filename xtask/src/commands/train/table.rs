@@ -177,6 +177,11 @@ pub(super) fn train_table(args: &TrainArgs, search: Option<&Search>) -> Result<(
         }
         None => (None, model),
     };
+    // A MAT with edge features reads the bond features: the featurizer makes them.
+    let featurizer = mol_featurize::MatFeaturizer {
+        edge_features: model.use_edge_features,
+        ..featurizer
+    };
     let spec = RunSpec {
         kind: RunKind::Mat,
         data,
