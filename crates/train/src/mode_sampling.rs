@@ -36,6 +36,22 @@ impl ModeProbabilities {
         }
     }
 
+    /// Checks the three weights: finite, not negative, not all 0 (they are used
+    /// relative to their sum).
+    ///
+    /// # Errors
+    /// [`crate::TrainError::Invalid`] naming the weights.
+    pub fn validate(&self) -> Result<(), crate::TrainError> {
+        let all = [self.both, self.two_d, self.three_d];
+        if all.iter().all(|p| p.is_finite() && *p >= 0.0) && all.iter().sum::<f64>() > 0.0 {
+            return Ok(());
+        }
+        Err(crate::TrainError::Invalid(format!(
+            "mode probabilities (2D+3D, 2D, 3D) = {all:?}: each must be a finite number >= 0, \
+             not all 0"
+        )))
+    }
+
     /// Draws one mode per molecule; `has_3d[b]` false forces [`Mode::TwoD`].
     pub fn sample(&self, has_3d: &[bool], rng: &mut impl Rng) -> Vec<Mode> {
         let total = self.both + self.two_d + self.three_d;

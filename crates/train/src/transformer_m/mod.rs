@@ -30,14 +30,17 @@ use crate::target_scaling::TargetScaling;
 /// steps, as the original's fine-tuning scripts: `warmup_updates` / `total_num_update`).
 pub const WARMUP_FRACTION: f64 = 0.06;
 
+mod joint;
 mod pretrain;
 mod size;
 mod spec;
 mod step;
 mod table;
 pub use crate::engine::schedule::warmup_linear;
+pub use joint::{JointLoss, JointTerms, TmJointLearner, joint_loss};
 pub use pretrain::{
-    PretrainData, PretrainSpec, PretrainSummary, pretrain_denoising, resolve_init_from,
+    EV_PER_HARTREE, JOINT_TARGET, PretrainData, PretrainObjective, PretrainSpec, PretrainSummary,
+    pretrain_denoising, resolve_init_from,
 };
 pub use size::SizeOverrides;
 pub use spec::{Qm9Subset, SmilesSource, TableSource, TmCriterion, TmData, TmRunSpec};
@@ -135,6 +138,7 @@ pub(crate) fn fit(
         scaling: scaling.clone(),
         loss: spec.loss,
         noise_std: None,
+        joint: false,
         loss_scale: spec.criterion.loss_scale,
     };
     let outcome = engine::fit(

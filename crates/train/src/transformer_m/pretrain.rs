@@ -1,7 +1,8 @@
-//! Transformer-M 3D position-denoising pretraining on QM9's DFT coordinates or on the
-//! conformers of the user's own SMILES: Gaussian noise on heavy-atom positions, the
-//! denoising head predicts it, loss `1 - cos` per atom
-//! ([`crate::denoising::denoising_loss`]).
+//! Transformer-M pretraining on QM9's DFT coordinates or on the conformers of the user's
+//! own SMILES: Gaussian noise on heavy-atom positions, the denoising head predicts it, loss
+//! `1 - cos` per atom ([`crate::denoising::denoising_loss`]); or the original's joint
+//! objective ([`super::joint`]: that term plus the supervised L1 on QM9's HOMO-LUMO gap,
+//! modes mixed, in one step).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -13,17 +14,40 @@ use mol_featurize::graphormer::GraphormerFeatures;
 use mol_featurize::{GraphormerFeaturizer, SkippedMolecule};
 use serde::{Deserialize, Serialize};
 
+use super::joint::{JointTerms, TmJointLearner};
 use super::step::{ModeChoice, TmBatcher, TmDenoiser, TmExample};
 use super::{Qm9Subset, SmilesSource};
 use crate::checkpoint::write_json;
 use crate::engine::schedule::WarmupLinear;
 use crate::engine::{self, FitSettings, Selection};
 use crate::error::TrainError;
+use crate::mode_sampling::ModeProbabilities;
 use crate::qm9_table::qm9_geometries;
 use crate::run_control::RunControl;
 use crate::run_folder::RunFolder;
 use crate::table_data::MoleculeSource;
 use crate::target_scaling::TargetScaling;
+
+/// Electronvolts per Hartree (CODATA 2018): the joint objective's labels are QM9's gap
+/// in eV, the unit of PCQM4Mv2's gap that the original pretrains on.
+pub const EV_PER_HARTREE: f64 = 27.211_386_245_988;
+
+/// The QM9 column the joint objective predicts (qm9pack's name; Hartree).
+pub const JOINT_TARGET: &str = "HOMO_LUMO_gap_au";
+
+/// What a pretraining run optimises.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PretrainObjective {
+    /// The denoising term alone, every molecule in 3D mode (runs written before the
+    /// joint objective existed).
+    #[default]
+    Denoising,
+    /// The original's PCQM4Mv2 objective (`graph_prediction`, [`super::joint`]): noise,
+    /// the supervised L1 on the graph token plus the denoising term, modes drawn per
+    /// molecule ([`PretrainSpec::modes`]). Needs labels: QM9's HOMO-LUMO gap.
+    Joint,
+}
 
 /// Share of the pretraining molecules held out to report a validation denoising loss
 /// (at least one molecule).
@@ -60,6 +84,13 @@ pub struct PretrainSpec {
     pub noise_std: f64,
     /// Seed.
     pub seed: u64,
+    /// What is optimised (denoising in runs written before 2026-12-05).
+    #[serde(default)]
+    pub objective: PretrainObjective,
+    /// Joint objective: each molecule's mode, drawn per step (the original's `mode_prob`,
+    /// 0.2 / 0.2 / 0.6 over 2D+3D, 2D, 3D); validation runs every molecule in 3D.
+    #[serde(default = "ModeProbabilities::new")]
+    pub modes: ModeProbabilities,
 }
 
 /// Result of [`pretrain_denoising`] (`pretrain_metrics.json`).
@@ -73,9 +104,14 @@ pub struct PretrainSummary {
     pub loss_end: f64,
     /// Molecules used (trained on, and the held-out share).
     pub n_molecules: usize,
-    /// Denoising loss on the held-out molecules after the last epoch.
+    /// Loss on the held-out molecules after the last epoch (the joint objective: both
+    /// terms, every molecule in 3D mode).
     #[serde(default)]
     pub valid_loss: f64,
+    /// Joint objective: the held-out terms after the last step, every molecule in 3D
+    /// mode: the gap's mean absolute error (eV) and the denoising term.
+    #[serde(default)]
+    pub valid_terms: Option<JointTerms>,
     /// Seconds.
     pub seconds: f64,
 }
@@ -112,6 +148,23 @@ pub fn pretrain_denoising(
             spec.learning_rate
         )));
     }
+    let joint = spec.objective == PretrainObjective::Joint;
+    if joint {
+        if !matches!(spec.data, PretrainData::Qm9(_)) {
+            return Err(TrainError::Invalid(
+                "the joint objective needs labelled 3D molecules: QM9 (its HOMO-LUMO gap), \
+                 not --data (SMILES carry no label here)"
+                    .into(),
+            ));
+        }
+        if spec.model.num_targets != 1 {
+            return Err(TrainError::Invalid(format!(
+                "the joint objective predicts one label (the gap); the model has {} outputs",
+                spec.model.num_targets
+            )));
+        }
+        spec.modes.validate()?;
+    }
     let data: Vec<&Path> = match &spec.data {
         PretrainData::Smiles(source) => vec![source.path.as_path()],
         // QM9 is a fixed dataset; the subset is part of the spec.
@@ -137,7 +190,12 @@ pub fn pretrain_denoising(
         max_hops: spec.model.limits.max_hops,
         conformer,
     };
-    let features = featurize_conformers(&molecules, &featurizer, control, run_dir)?;
+    let targets = if joint {
+        vec![JOINT_TARGET.to_string()]
+    } else {
+        Vec::new()
+    };
+    let features = featurize_conformers(&molecules, &targets, &featurizer, control, run_dir)?;
     if features.is_empty() {
         return Err(TrainError::Invalid("no molecule to pretrain on".into()));
     }
@@ -147,10 +205,10 @@ pub fn pretrain_denoising(
     let model = spec.model.init(&ad);
     let examples: Vec<TmExample> = features
         .into_iter()
-        .map(|(row, features)| TmExample {
+        .map(|(row, features, targets)| TmExample {
             row,
             features,
-            targets: Vec::new(),
+            targets,
         })
         .collect();
     let n_molecules = examples.len();
@@ -166,10 +224,27 @@ pub fn pretrain_denoising(
     let batcher = TmBatcher {
         limits: spec.model.limits,
         modes: ModeChoice::Fixed(Mode::ThreeD),
-        scaling: TargetScaling::default(),
+        // Joint: Hartree -> eV (standardising with mean 0 and std 1 / EV_PER_HARTREE).
+        scaling: if joint {
+            TargetScaling {
+                mean: vec![0.0],
+                std: vec![(1.0 / EV_PER_HARTREE) as f32],
+            }
+        } else {
+            TargetScaling::default()
+        },
         loss: crate::masked_loss::LossKind::L1,
         noise_std: Some(spec.noise_std),
+        joint,
         loss_scale: crate::masked_loss::LossScale::StdLabels,
+    };
+    let train_batcher = if joint {
+        TmBatcher {
+            modes: ModeChoice::Sample(spec.modes.clone()),
+            ..batcher.clone()
+        }
+    } else {
+        batcher.clone()
     };
     let mut settings = FitSettings {
         run_dir: run_dir.to_path_buf(),
@@ -189,20 +264,35 @@ pub fn pretrain_denoising(
     settings.epochs = spec
         .steps
         .div_ceil(settings.steps_per_epoch(train.len()).max(1));
-    let outcome = engine::fit(
-        TmDenoiser { model },
-        FusedAdamConfig::new().init(),
-        WarmupLinear::new(spec.learning_rate, spec.warmup_steps, spec.steps).into(),
-        Arc::new(train.to_vec()),
-        batcher.clone(),
-        Arc::new(valid.to_vec()),
-        batcher,
-        &settings,
-    )?;
+    let schedule = || WarmupLinear::new(spec.learning_rate, spec.warmup_steps, spec.steps);
+    let (train, valid) = (Arc::new(train.to_vec()), Arc::new(valid.to_vec()));
+    let outcome = if joint {
+        engine::fit(
+            TmJointLearner { model },
+            FusedAdamConfig::new().init(),
+            schedule().into(),
+            train,
+            train_batcher,
+            valid.clone(),
+            batcher.clone(),
+            &settings,
+        )?
+    } else {
+        engine::fit(
+            TmDenoiser { model },
+            FusedAdamConfig::new().init(),
+            schedule().into(),
+            train,
+            train_batcher,
+            valid.clone(),
+            batcher.clone(),
+            &settings,
+        )?
+    };
     // The model after the last step (not the best validation epoch): what the original
     // pretraining hands to fine-tuning.
     let last = outcome.history.len();
-    engine::export_checkpoint(
+    let pretrained = engine::export_checkpoint(
         TmDenoiser {
             model: spec.model.init(device),
         },
@@ -211,6 +301,17 @@ pub fn pretrain_denoising(
         last,
         "pretrained_model.bpk",
     )?;
+    let valid_terms = if joint {
+        Some(super::joint::held_out_terms(
+            &pretrained,
+            &valid,
+            &batcher,
+            spec.seed,
+            device,
+        )?)
+    } else {
+        None
+    };
     // burn-train logs one loss per batch; a step takes one batch per device.
     let per_device = settings.devices.len().max(1);
     let losses: Vec<f64> = (1..=last)
@@ -233,37 +334,47 @@ pub fn pretrain_denoising(
         loss: losses.clone(),
         n_molecules,
         valid_loss: outcome.history.last().map_or(f64::NAN, |h| h.valid_loss),
+        valid_terms,
         seconds: outcome.train_seconds,
     };
     write_json(&run_dir.join("pretrain_metrics.json"), &summary)?;
     crate::plot::curves(
         &run_dir.join("pretrain_loss.png"),
-        "Transformer-M 3D denoising pretraining: 1 - cos",
+        if joint {
+            "Transformer-M joint pretraining: L1 (gap, eV) + (1 - cos)"
+        } else {
+            "Transformer-M 3D denoising pretraining: 1 - cos"
+        },
         "step",
         &[
             (&losses, "per step"),
             (&smooth, &format!("mean of last {tenth}")),
         ],
-        "1 - cos(predicted, noise)",
+        if joint {
+            "L1 + (1 - cos)"
+        } else {
+            "1 - cos(predicted, noise)"
+        },
     )?;
     Ok(summary)
 }
 
 /// The molecules of `molecules` that have 3D coordinates (the file's, or a conformer made
-/// as `featurizer` says), with their rows; the others (unparsable, or left with a 2D
-/// layout or topological distances) are written with their
+/// as `featurizer` says), with their rows and their `targets` columns; the others
+/// (unparsable, or left with a 2D layout or topological distances) are written with their
 /// reasons to `run_dir/featurize_report.json` and counted on stderr.
 ///
 /// # Errors
 /// An unreadable file or column; an unwritable report.
 fn featurize_conformers(
     molecules: &MoleculeSource,
+    targets: &[String],
     featurizer: &GraphormerFeaturizer,
     control: &RunControl,
     run_dir: &Path,
-) -> Result<Vec<(usize, GraphormerFeatures)>, TrainError> {
+) -> Result<Vec<(usize, GraphormerFeatures, Vec<f32>)>, TrainError> {
     // Through the table reader: an SDF's unreadable records keep their own reasons.
-    let data = molecules.read(&[])?;
+    let data = molecules.read(targets)?;
     let smiles = &data.table.smiles;
     let (features, mut report) = control.featurize_table(featurizer, &data)?;
     crate::print_cache_report(&report);
@@ -271,7 +382,8 @@ fn featurize_conformers(
     for (row, f) in features.into_iter().enumerate() {
         let Some(f) = f else { continue };
         if f.coordinates.is_some() {
-            kept.push((row, f));
+            let labels = data.table.targets.get(row).cloned().unwrap_or_default();
+            kept.push((row, f, labels));
         } else {
             report.skipped.push(SkippedMolecule {
                 row,
@@ -400,6 +512,8 @@ mod tests {
             warmup_steps: 0,
             noise_std: 0.2,
             seed: 0,
+            objective: Default::default(),
+            modes: ModeProbabilities::new(),
         };
         write_json(&dir.path().join("pretrain.json"), &spec).unwrap();
         std::fs::write(dir.path().join("pretrained_model.bpk"), b"").unwrap();

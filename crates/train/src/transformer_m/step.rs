@@ -76,6 +76,9 @@ pub struct TmBatcher {
     /// Standard deviation (Angstrom) of the Gaussian noise on heavy-atom coordinates
     /// (pretraining; `None` for supervised batches).
     pub noise_std: Option<f64>,
+    /// With `noise_std`: the batches also carry their labels (the original's joint
+    /// pretraining objective, [`super::joint`]); without, noise only.
+    pub joint: bool,
     /// Where the regression loss is computed (standardised labels or target units).
     pub loss_scale: LossScale,
 }
@@ -114,22 +117,31 @@ impl EpochBatcher<TmExample> for TmBatcher {
             let noisy = batch.coordinates.clone() + noise.clone();
             return Ok(TmBatch {
                 batch: batch.with_coordinates(noisy),
-                targets: None,
+                targets: self.joint.then(|| self.targets(items, device)),
                 loss: self.loss,
                 noise: Some(noise),
             });
         }
-        let labels: Vec<&[f32]> = items.iter().map(|e| e.targets.as_slice()).collect();
-        let mut targets = MaskedTargets::new(&labels, &self.scaling, device);
-        if self.loss_scale == LossScale::StdLogits && !self.scaling.std.is_empty() {
-            targets = targets.in_target_units(&self.scaling.std);
-        }
         Ok(TmBatch {
             batch,
-            targets: Some(targets),
+            targets: Some(self.targets(items, device)),
             loss: self.loss,
             noise: None,
         })
+    }
+}
+
+impl TmBatcher {
+    /// The labels of `items`, scaled as [`TmBatcher::scaling`] and
+    /// [`TmBatcher::loss_scale`] say.
+    fn targets(&self, items: &[&TmExample], device: &Device) -> MaskedTargets {
+        let labels: Vec<&[f32]> = items.iter().map(|e| e.targets.as_slice()).collect();
+        let targets = MaskedTargets::new(&labels, &self.scaling, device);
+        if self.loss_scale == LossScale::StdLogits && !self.scaling.std.is_empty() {
+            targets.in_target_units(&self.scaling.std)
+        } else {
+            targets
+        }
     }
 }
 

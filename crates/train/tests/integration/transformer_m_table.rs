@@ -297,6 +297,8 @@ fn pretraining_on_a_csv_of_smiles_then_fine_tuning() {
             warmup_steps: 5,
             noise_std: 0.2,
             seed: 1,
+            objective: Default::default(),
+            modes: train::ModeProbabilities::new(),
         },
         &pre,
         &RunControl::default(),
