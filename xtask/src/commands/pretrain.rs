@@ -147,7 +147,7 @@ pub fn run(args: PretrainArgs) -> Result<()> {
     };
     let spec = train::transformer_m::PretrainSpec {
         data,
-        model: tm_config(matches!(args.preset, PresetArg::Base), &args.size),
+        model: tm_config(matches!(args.preset, PresetArg::Base), &args.size)?,
         steps: args.steps.unwrap_or(300),
         batch_size: args.batch_size,
         learning_rate: args.lr.unwrap_or(3e-4),
@@ -199,6 +199,7 @@ fn pretrain_mat(args: PretrainArgs) -> Result<()> {
         ("--kernels", size.kernels.is_some()),
         ("--layer-norm", size.layer_norm.is_some()),
         ("--droppath", size.droppath != 0.0),
+        ("--spatial-pos-max", size.spatial_pos_max.is_some()),
     ];
     refuse_foreign("mat", &transformer_m_only)?;
     let model = match args.preset {

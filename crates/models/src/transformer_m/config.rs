@@ -92,8 +92,12 @@ pub struct TransformerMConfig {
     #[config(default = "EncodingLimits::default()")]
     pub limits: EncodingLimits,
     /// Pairs at least this many bonds apart, and pairs in different fragments, do not
-    /// attend to each other (the original collator's `spatial_pos_max`, 20). Must not
-    /// exceed `limits.max_distance` (SPDs above it share one index, which must be masked).
+    /// attend to each other (the original collator's `spatial_pos_max`, 20). Either at most
+    /// `limits.max_distance` (SPDs above it share one index, which must be masked), or at
+    /// least `max_distance + 2`: then no pair is masked and pairs in different fragments
+    /// attend through the spatial table's last (unreachable) row, as the original's
+    /// PCQM4Mv2 setting does (`spatial_pos_max` 1024; with `max_distance` 509 the table
+    /// has the original's 512 rows and its row 511 is the unreachable one).
     #[config(default = 20)]
     pub spatial_pos_max: usize,
     /// LayerNorm placement.
@@ -133,6 +137,36 @@ impl TransformerMConfig {
         Self::new(12, 768, 768, 32, 128)
     }
 
+    /// The original collator's `spatial_pos_max` as its `--spatial-pos-max` flag means it
+    /// (`data/collator.py`: a pair is masked where `spatial_pos >= spatial_pos_max`, with
+    /// `spatial_pos` SPD + 1 and 511 for pairs in different fragments), on this
+    /// configuration's tables:
+    /// - `1..=509`: pairs `n`+ bonds apart and fragments masked; the SPD table grows to at
+    ///   least `n` distances (`limits.max_distance = max(max_distance, n)`), so every
+    ///   unmasked SPD has its own row, as in the original's 512-row table;
+    /// - `512` and above (the original's PCQM4Mv2 setting, 1024): nothing masked, the
+    ///   original's 512-row table (`max_distance` 509), fragments attend through its row
+    ///   511.
+    ///
+    /// # Errors
+    /// 0, 510 and 511 (510 and 511 mask only the fragments' row 511 and paths of 509+
+    /// bonds: no molecule has those; 509 or 1024 say what is meant), naming the value.
+    pub fn with_original_spatial_pos_max(self, n: usize) -> Result<Self, String> {
+        let mut limits = self.limits;
+        match n {
+            1..=509 => limits.max_distance = limits.max_distance.max(n),
+            512.. => limits.max_distance = 509,
+            _ => {
+                return Err(format!(
+                    "spatial_pos_max {n}: give 1 to 509 (pairs that many bonds apart and \
+                     fragments masked) or 512 and above (nothing masked; the original's \
+                     PCQM4Mv2 setting is 1024)"
+                ));
+            }
+        }
+        Ok(self.with_limits(limits).with_spatial_pos_max(n))
+    }
+
     /// A small model for CPU training: 4 layers, d 128, FFN 128, 8 heads, K 32.
     pub fn small() -> Self {
         Self::new(4, 128, 128, 8, 32)
@@ -145,12 +179,15 @@ impl TransformerMConfig {
     /// an in-degree and an out-degree table, so it is drawn with std 0.02 * sqrt(2).
     ///
     /// # Panics
-    /// If `d_model` is not divisible by `num_heads`, `spatial_pos_max` exceeds
-    /// `limits.max_distance`, or `droppath` is outside `[0, 1)` (configuration errors).
+    /// If `d_model` is not divisible by `num_heads`, `spatial_pos_max` is `max_distance +
+    /// 1` (neither setting of [`TransformerMConfig::spatial_pos_max`]), or `droppath` is
+    /// outside `[0, 1)` (configuration errors).
     pub fn init(&self, device: &Device) -> TransformerM {
+        let unreachable = self.limits.spatial_rows() - 1;
         assert!(
-            self.spatial_pos_max <= self.limits.max_distance,
-            "spatial_pos_max {} needs max_distance >= {}",
+            self.spatial_pos_max <= self.limits.max_distance || self.spatial_pos_max >= unreachable,
+            "spatial_pos_max {} needs max_distance >= {} (masking far pairs), or at least \
+             {unreachable} (max_distance + 2: nothing masked, fragments attend)",
             self.spatial_pos_max,
             self.spatial_pos_max
         );

@@ -22,6 +22,9 @@ pub struct SizeOverrides {
     /// The encoder's DropPath probability (always set, 0 by default; not a size: it is
     /// this run's regularisation, kept over a pretraining run's by `--init-from`).
     pub droppath: f64,
+    /// The original's `spatial_pos_max`
+    /// ([`TransformerMConfig::with_original_spatial_pos_max`]; 1024 lets fragments attend).
+    pub spatial_pos_max: Option<usize>,
 }
 
 impl SizeOverrides {
@@ -34,11 +37,16 @@ impl SizeOverrides {
             || self.num_heads.is_some()
             || self.kernels.is_some()
             || self.layer_norm.is_some()
+            || self.spatial_pos_max.is_some()
     }
 
     /// The preset (`base`: the paper's 12 layers, d 768; else the small one) with the
     /// overrides applied.
-    pub fn config(&self, base: bool) -> TransformerMConfig {
+    ///
+    /// # Errors
+    /// A `spatial_pos_max` that [`TransformerMConfig::with_original_spatial_pos_max`]
+    /// refuses.
+    pub fn config(&self, base: bool) -> Result<TransformerMConfig, crate::TrainError> {
         let mut c = if base {
             TransformerMConfig::base()
         } else {
@@ -62,7 +70,12 @@ impl SizeOverrides {
         if let Some(placement) = self.layer_norm {
             c.layer_norm = placement;
         }
-        c
+        match self.spatial_pos_max {
+            Some(n) => c
+                .with_original_spatial_pos_max(n)
+                .map_err(crate::TrainError::Invalid),
+            None => Ok(c),
+        }
     }
 }
 
@@ -80,10 +93,11 @@ mod tests {
             layer_norm: None,
             gaussian_init: GaussianInit::Original,
             droppath: 0.0,
+            spatial_pos_max: None,
         };
         assert!(!none.any());
         let small = TransformerMConfig::small();
-        let c = none.config(false);
+        let c = none.config(false).unwrap();
         assert_eq!((c.num_layers, c.d_model), (small.num_layers, small.d_model));
         let some = SizeOverrides {
             layers: Some(3),
@@ -92,7 +106,7 @@ mod tests {
             ..none
         };
         assert!(some.any());
-        let c = some.config(true);
+        let c = some.config(true).unwrap();
         assert_eq!((c.num_layers, c.d_model, c.ffn_dim), (3, 48, 48));
         assert_eq!(c.num_heads, TransformerMConfig::base().num_heads);
         assert!(matches!(c.layer_norm, LayerNormPlacement::Pre));
@@ -102,6 +116,42 @@ mod tests {
             ..none
         };
         assert!(!droppath.any());
-        assert_eq!(droppath.config(false).droppath, 0.1);
+        assert_eq!(droppath.config(false).unwrap().droppath, 0.1);
+    }
+
+    /// The original's `spatial_pos_max`: up to 509 masks far pairs (the table grows to
+    /// hold every unmasked distance), 512+ masks nothing on the original's 512-row table;
+    /// 510, 511 and 0 are refused.
+    #[test]
+    fn spatial_pos_max_as_the_original_reads_it() {
+        let with = |n| SizeOverrides {
+            layers: None,
+            d_model: None,
+            num_heads: None,
+            kernels: None,
+            layer_norm: None,
+            gaussian_init: GaussianInit::Original,
+            droppath: 0.0,
+            spatial_pos_max: Some(n),
+        };
+        assert!(with(1024).any());
+        let c = with(1024).config(false).unwrap();
+        assert_eq!((c.spatial_pos_max, c.limits.max_distance), (1024, 509));
+        assert_eq!(c.limits.spatial_rows(), 512);
+        let c = with(6).config(false).unwrap();
+        assert_eq!((c.spatial_pos_max, c.limits.max_distance), (6, 20));
+        let c = with(40).config(false).unwrap();
+        assert_eq!((c.spatial_pos_max, c.limits.max_distance), (40, 40));
+        for bad in [0, 510, 511] {
+            let e = with(bad).config(false).unwrap_err().to_string();
+            assert!(e.contains(&format!("spatial_pos_max {bad}")), "{e}");
+        }
+        // Each accepted setting builds.
+        for n in [6, 40, 1024] {
+            let _ = with(n)
+                .config(false)
+                .unwrap()
+                .init(&burn::tensor::Device::flex());
+        }
     }
 }

@@ -15,6 +15,7 @@ mod onnx;
 pub mod prng;
 mod smiles;
 pub mod transformer_m;
+mod transformer_m_fragments;
 
 use std::path::{Path, PathBuf};
 
@@ -106,6 +107,7 @@ pub fn run(options: &ParityOptions) -> anyhow::Result<bool> {
     rows.extend(global_attention::rows(&fixtures)?);
     rows.extend(biased_mha::rows(&fixtures)?);
     rows.extend(transformer_m::rows(&fixtures)?);
+    rows.extend(transformer_m_fragments::rows(&fixtures)?);
     rows.extend(moses::rows(&fixtures)?);
     #[cfg(feature = "onnx")]
     rows.extend(transformer_m::onnx_rows(&fixtures)?);

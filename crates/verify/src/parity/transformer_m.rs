@@ -16,7 +16,7 @@ use mol_featurize::{EncodingLimits, Molecule, pad_graphormer_batch};
 use super::Row;
 use super::fixture::Fixture;
 
-const WEIGHTS: &str = "transformer_m_original_weights.safetensors";
+pub(super) const WEIGHTS: &str = "transformer_m_original_weights.safetensors";
 const IO: &str = "transformer_m_original_io.safetensors";
 const TOL: f64 = 1e-5;
 
@@ -41,7 +41,10 @@ pub fn original_model(fixtures: &Path, device: &Device) -> Result<TransformerM> 
 }
 
 /// Our featurization of the fixture's SMILES with its coordinates, padded.
-fn fixture_batch(fx: &Fixture, config: &TransformerMConfig) -> Result<GraphormerBatchData> {
+pub(super) fn fixture_batch(
+    fx: &Fixture,
+    config: &TransformerMConfig,
+) -> Result<GraphormerBatchData> {
     let smiles: Vec<String> = serde_json::from_str(fx.meta("smiles")?)?;
     let (shape, xyz) = fx.get("in.coordinates")?;
     let n = shape[1];

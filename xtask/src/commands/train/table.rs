@@ -78,7 +78,7 @@ pub(super) fn train_table(args: &TrainArgs, search: Option<&Search>) -> Result<(
         if matches!(shared.preset, PresetArg::Pretrained) {
             bail!("--preset pretrained is MAT's; use small or base for Transformer-M");
         }
-        let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size)
+        let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size)?
             .with_num_targets(targets.len());
         let data = TmData::Table(TableSource {
             molecules: SmilesSource {

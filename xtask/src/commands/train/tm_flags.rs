@@ -61,6 +61,12 @@ pub struct TmSizeArgs {
     /// fine-tunes QM9 with 0. Kept over a pretraining run's by --init-from.
     #[arg(long, default_value_t = 0.0, value_parser = probability)]
     pub droppath: f64,
+    /// The original's --spatial-pos-max: pairs this many bonds apart or more, and pairs
+    /// in different fragments, do not attend (20 by default). 1024 is the original's
+    /// PCQM4Mv2 setting: nothing masked, the ions of a salt attend through the unreachable
+    /// row of the original's 512-row SPD table. 1 to 509, or 512 and above.
+    #[arg(long)]
+    pub spatial_pos_max: Option<usize>,
 }
 
 /// A probability in `[0, 1)` (dropout-like rates: 1 would drop everything).
@@ -124,13 +130,17 @@ impl TmSizeArgs {
                 GaussianInitArg::Uniform => GaussianInit::Uniform,
             },
             droppath: self.droppath,
+            spatial_pos_max: self.spatial_pos_max,
         }
     }
 }
 
 /// The preset (`base` or small) with the size flags applied.
-pub fn tm_config(base: bool, size: &TmSizeArgs) -> TransformerMConfig {
-    size.overrides().config(base)
+///
+/// # Errors
+/// A `--spatial-pos-max` the original's tables cannot hold.
+pub fn tm_config(base: bool, size: &TmSizeArgs) -> anyhow::Result<TransformerMConfig> {
+    Ok(size.overrides().config(base)?)
 }
 
 /// `--loss` of Transformer-M.

@@ -58,7 +58,7 @@ pub fn train_qm9(args: &TrainArgs) -> Result<()> {
         &mol_featurize::cache::cache_root(shared.cache.clone()),
         false,
     )?;
-    let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size)
+    let model = tm_config(matches!(shared.preset, PresetArg::Base), &args.tm.size)?
         .with_num_targets(shared.targets.len());
     let control = shared.engine.control()?;
     let device = &shared.engine.main_device()?;
