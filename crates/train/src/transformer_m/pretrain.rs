@@ -264,30 +264,26 @@ pub fn pretrain_denoising(
     settings.epochs = spec
         .steps
         .div_ceil(settings.steps_per_epoch(train.len()).max(1));
-    let schedule = || WarmupLinear::new(spec.learning_rate, spec.warmup_steps, spec.steps);
     let (train, valid) = (Arc::new(train.to_vec()), Arc::new(valid.to_vec()));
+    // One call for either learner (engine::fit is generic over the step type).
+    macro_rules! fit {
+        ($learner:expr) => {
+            engine::fit(
+                $learner,
+                FusedAdamConfig::new().init(),
+                WarmupLinear::new(spec.learning_rate, spec.warmup_steps, spec.steps).into(),
+                train,
+                train_batcher,
+                valid.clone(),
+                batcher.clone(),
+                &settings,
+            )?
+        };
+    }
     let outcome = if joint {
-        engine::fit(
-            TmJointLearner { model },
-            FusedAdamConfig::new().init(),
-            schedule().into(),
-            train,
-            train_batcher,
-            valid.clone(),
-            batcher.clone(),
-            &settings,
-        )?
+        fit!(TmJointLearner { model })
     } else {
-        engine::fit(
-            TmDenoiser { model },
-            FusedAdamConfig::new().init(),
-            schedule().into(),
-            train,
-            train_batcher,
-            valid.clone(),
-            batcher.clone(),
-            &settings,
-        )?
+        fit!(TmDenoiser { model })
     };
     // The model after the last step (not the best validation epoch): what the original
     // pretraining hands to fine-tuning.

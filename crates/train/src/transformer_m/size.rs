@@ -83,9 +83,9 @@ impl SizeOverrides {
 mod tests {
     use super::*;
 
-    #[test]
-    fn overrides_replace_the_preset_and_d_model_sets_the_ffn_width() {
-        let none = SizeOverrides {
+    /// No override.
+    fn none() -> SizeOverrides {
+        SizeOverrides {
             layers: None,
             d_model: None,
             num_heads: None,
@@ -94,7 +94,12 @@ mod tests {
             gaussian_init: GaussianInit::Original,
             droppath: 0.0,
             spatial_pos_max: None,
-        };
+        }
+    }
+
+    #[test]
+    fn overrides_replace_the_preset_and_d_model_sets_the_ffn_width() {
+        let none = none();
         assert!(!none.any());
         let small = TransformerMConfig::small();
         let c = none.config(false).unwrap();
@@ -125,14 +130,8 @@ mod tests {
     #[test]
     fn spatial_pos_max_as_the_original_reads_it() {
         let with = |n| SizeOverrides {
-            layers: None,
-            d_model: None,
-            num_heads: None,
-            kernels: None,
-            layer_norm: None,
-            gaussian_init: GaussianInit::Original,
-            droppath: 0.0,
             spatial_pos_max: Some(n),
+            ..none()
         };
         assert!(with(1024).any());
         let c = with(1024).config(false).unwrap();

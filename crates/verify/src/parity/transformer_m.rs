@@ -66,6 +66,15 @@ pub(super) fn fixture_batch(
     pad_graphormer_batch(&refs, &config.limits).map_err(|e| anyhow!(e))
 }
 
+/// The graph token's state after the last layer, `[B, d]`.
+pub(super) fn graph_token(out: &models::transformer_m::EncoderOutput) -> Tensor<2> {
+    let [bs, _, d] = out.states.dims();
+    out.states
+        .clone()
+        .slice([0..bs, 0..1, 0..d])
+        .reshape([bs, d])
+}
+
 /// Every Transformer-M row.
 pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
     let device = Device::flex();
@@ -89,12 +98,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
         let batch = TransformerMBatch::from_data(&data, &modes, &device);
         let embedded = model.embed(&batch);
         let out = model.encode(&batch);
-        let [bs, _, d] = out.states.dims();
-        let token = out
-            .states
-            .clone()
-            .slice([0..bs, 0..1, 0..d])
-            .reshape([bs, d]);
+        let token = graph_token(&out);
         let row = |part: &str, got: Vec<f32>, want: &str, note: &str| -> Result<Row> {
             Ok(Row::compare(
                 &format!("Transformer-M {part}, {what}"),

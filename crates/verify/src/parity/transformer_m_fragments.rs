@@ -15,7 +15,7 @@ use mol_featurize::EncodingLimits;
 
 use super::Row;
 use super::fixture::Fixture;
-use super::transformer_m::{WEIGHTS, fixture_batch, original_config};
+use super::transformer_m::{WEIGHTS, fixture_batch, graph_token, original_config};
 
 const IO: &str = "transformer_m_fragments_io.safetensors";
 const TOL: f64 = 1e-5;
@@ -74,12 +74,7 @@ pub fn rows(fixtures: &Path) -> Result<Vec<Row>> {
         };
         let batch = TransformerMBatch::from_data(&data, &vec![m; b], &device);
         let out = model.encode(&batch);
-        let [bs, _, d] = out.states.dims();
-        let token = out
-            .states
-            .clone()
-            .slice([0..bs, 0..1, 0..d])
-            .reshape([bs, d]);
+        let token = graph_token(&out);
         let denoise = model
             .denoise(&out)
             .ok_or_else(|| anyhow::anyhow!("no denoising head"))?;
