@@ -366,38 +366,37 @@ impl Molecule {
     /// `Atom.IsInRing`) iff one of its bonds is.
     fn bond_ring_membership(&self, closes_rings: &[bool]) -> Vec<bool> {
         let n = self.atoms.len();
+        // The graph of ring-closing bonds: per atom, (neighbour, bond index).
+        let mut adjacent: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        for (k, bond) in self.bonds.iter().enumerate() {
+            if closes_rings[k] {
+                adjacent[bond.begin].push((bond.end, k));
+                adjacent[bond.end].push((bond.begin, k));
+            }
+        }
         let mut in_ring = vec![false; self.bonds.len()];
+        let mut seen = vec![false; n];
         for (k, bond) in self.bonds.iter().enumerate() {
             if !closes_rings[k] {
                 continue;
             }
-            let mut seen = vec![false; n];
+            // Bond k is in a ring iff its ends stay connected without it.
+            seen.iter_mut().for_each(|s| *s = false);
             seen[bond.begin] = true;
             let mut stack = vec![bond.begin];
-            let mut cyclic = false;
             'search: while let Some(a) = stack.pop() {
-                for (j, other) in self.bonds.iter().enumerate() {
-                    if j == k || !closes_rings[j] {
+                for &(next, j) in &adjacent[a] {
+                    if j == k || seen[next] {
                         continue;
                     }
-                    let next = if other.begin == a {
-                        other.end
-                    } else if other.end == a {
-                        other.begin
-                    } else {
-                        continue;
-                    };
                     if next == bond.end {
-                        cyclic = true;
+                        in_ring[k] = true;
                         break 'search;
                     }
-                    if !seen[next] {
-                        seen[next] = true;
-                        stack.push(next);
-                    }
+                    seen[next] = true;
+                    stack.push(next);
                 }
             }
-            in_ring[k] = cyclic;
         }
         in_ring
     }

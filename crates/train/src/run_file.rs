@@ -27,12 +27,22 @@ impl RunSpecFile {
     /// through the spec types' serde attributes ([`crate::run_compat`]).
     ///
     /// # Errors
-    /// [`TrainError::Checkpoint`] naming `run.json` when it is missing, malformed, or its
-    /// fields are not those of its `kind`.
+    /// [`TrainError::Checkpoint`] naming `run.json` when it is missing, malformed, its
+    /// fields are not those of its `kind`, or a MAT's model and featurizer disagree on
+    /// edge features.
     pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
         let (json, kind) = read_run_json(run_dir)?;
         Ok(match kind {
-            RunKind::Mat => RunSpecFile::Mat(Box::new(typed(run_dir, json, kind)?)),
+            RunKind::Mat => {
+                let spec: RunSpec = typed(run_dir, json, kind)?;
+                crate::mat::check_edge_features(&spec.featurizer, &spec.model).map_err(|e| {
+                    TrainError::Checkpoint {
+                        path: run_dir.join("run.json"),
+                        reason: e.to_string(),
+                    }
+                })?;
+                RunSpecFile::Mat(Box::new(spec))
+            }
             RunKind::TransformerM => {
                 RunSpecFile::TransformerM(Box::new(typed(run_dir, json, kind)?))
             }

@@ -68,6 +68,10 @@ impl burn::module::ModuleMapper for XavierNormal {
 
 impl MatModel {
     /// Predicts `[B, num_targets]` (raw: regression values or classification logits).
+    ///
+    /// # Panics
+    /// A model with `use_edge_features` given a batch without
+    /// [`MatBatch::edge_features`] (as every method that runs the encoder).
     pub fn forward(&self, batch: &MatBatch) -> Tensor<2> {
         let h = self.encode(batch);
         self.generator.forward(h, batch.key_padding_mask.clone())
@@ -134,6 +138,9 @@ impl MatModel {
 
     /// Atom states after the encoder, `[B, N, d_model]` (padding rows 0 on flex, where
     /// they are not computed: [`Encoder::forward`]).
+    ///
+    /// # Panics
+    /// As [`MatModel::forward`].
     pub fn encode(&self, batch: &MatBatch) -> Tensor<3> {
         let x = self.src_embed.forward(batch.node_features.clone());
         self.encoder.forward(

@@ -138,29 +138,31 @@ impl TransformerMConfig {
     }
 
     /// The original collator's `spatial_pos_max` as its `--spatial-pos-max` flag means it
-    /// (`data/collator.py`: a pair is masked where `spatial_pos >= spatial_pos_max`, with
-    /// `spatial_pos` SPD + 1 and 511 for pairs in different fragments), on this
+    /// (`data/collator.py`: a pair is masked where its SPD `>= spatial_pos_max`, on the raw
+    /// SPD of `wrapper.py`, whose `floyd_warshall` gives 510 to pairs in different
+    /// fragments; the embedding row is SPD + 1, so those pairs read row 511), on this
     /// configuration's tables:
     /// - `1..=509`: pairs `n`+ bonds apart and fragments masked; the SPD table grows to at
     ///   least `n` distances (`limits.max_distance = max(max_distance, n)`), so every
     ///   unmasked SPD has its own row, as in the original's 512-row table;
-    /// - `512` and above (the original's PCQM4Mv2 setting, 1024): nothing masked, the
+    /// - `511` and above (the original's PCQM4Mv2 setting is 1024): nothing masked, the
     ///   original's 512-row table (`max_distance` 509), fragments attend through its row
     ///   511.
     ///
     /// # Errors
-    /// 0, 510 and 511 (510 and 511 mask only the fragments' row 511 and paths of 509+
-    /// bonds: no molecule has those; 509 or 1024 say what is meant), naming the value.
+    /// 0; 510, which masks only pairs in different fragments (and paths of 510+ bonds):
+    /// 509 masks the same pairs in any molecule whose paths are shorter than 509 bonds,
+    /// which every molecule the featurizer accepts is. The message names the value.
     pub fn with_original_spatial_pos_max(self, n: usize) -> Result<Self, String> {
         let mut limits = self.limits;
         match n {
             1..=509 => limits.max_distance = limits.max_distance.max(n),
-            512.. => limits.max_distance = 509,
+            511.. => limits.max_distance = 509,
             _ => {
                 return Err(format!(
                     "spatial_pos_max {n}: give 1 to 509 (pairs that many bonds apart and \
-                     fragments masked) or 512 and above (nothing masked; the original's \
-                     PCQM4Mv2 setting is 1024)"
+                     fragments masked; 509 for fragments only) or 511 and above (nothing \
+                     masked; the original's PCQM4Mv2 setting is 1024)"
                 ));
             }
         }

@@ -16,4 +16,4 @@ pub use pretrain::{MatPretrainSpec, MatPretrainSummary, pretrain_mat};
 pub use shipped::{SHIPPED_PREFIX, locate_pretraining_run, shipped_names};
 pub use spec::RunSpec;
 pub use step::{MatBatcher, MatExample, MatLearner};
-pub use table::train_run;
+pub use table::{check_edge_features, train_run};

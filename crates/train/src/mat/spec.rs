@@ -77,9 +77,18 @@ impl RunSpec {
     /// Reads `run.json` of a MAT run directory.
     ///
     /// # Errors
-    /// [`TrainError::Checkpoint`] if missing, malformed, or another kind of run.
+    /// [`TrainError::Checkpoint`] if missing, malformed, another kind of run, or a model
+    /// with `use_edge_features` whose featurizer makes no edge features (or the reverse;
+    /// a hand-edited file).
     pub fn load(run_dir: &Path) -> Result<Self, TrainError> {
-        crate::run_kind::read_run_spec(run_dir, RunKind::Mat)
+        let spec: Self = crate::run_kind::read_run_spec(run_dir, RunKind::Mat)?;
+        super::check_edge_features(&spec.featurizer, &spec.model).map_err(|e| {
+            TrainError::Checkpoint {
+                path: run_dir.join("run.json"),
+                reason: e.to_string(),
+            }
+        })?;
+        Ok(spec)
     }
 
     /// Loads `best_model.bpk` of a run directory onto `device`.

@@ -56,11 +56,14 @@ impl JointLoss {
 }
 
 /// Both terms of the joint objective on `item` (noisy coordinates, labels and noise).
+/// `eval`: the original's evaluation, where no mode mask is set and every molecule's
+/// denoising output counts (run the batch in 2D+3D); else training, where only molecules
+/// in 3D-only mode count.
 ///
 /// # Panics
 /// A batch without labels or noise (the joint batcher makes both), or a model without a
 /// denoising head (checked before training).
-pub fn joint_loss(model: &TransformerM, item: TmBatch) -> JointLoss {
+pub fn joint_loss(model: &TransformerM, item: TmBatch, eval: bool) -> JointLoss {
     let targets: MaskedTargets = item.targets.expect("joint batches carry labels");
     let noise = item.noise.expect("joint batches carry their noise");
     let out = model.encode(&item.batch);
@@ -69,13 +72,18 @@ pub fn joint_loss(model: &TransformerM, item: TmBatch) -> JointLoss {
     let denoised = model
         .denoise(&out)
         .expect("checked before training: denoising head present");
-    // 3D-only molecules: the 3D channel on, the 2D channel off.
-    let three_d_only = item.batch.use_3d.clone() * item.batch.use_2d.clone().neg().add_scalar(1.0);
+    // Training: 3D-only molecules (the 3D channel on, the 2D channel off); evaluation:
+    // every molecule.
+    let counted = if eval {
+        item.batch.use_3d.clone().ones_like()
+    } else {
+        item.batch.use_3d.clone() * item.batch.use_2d.clone().neg().add_scalar(1.0)
+    };
     let denoising = denoising_loss_counted(
         denoised,
         noise,
         item.batch.key_padding_mask.clone(),
-        three_d_only,
+        counted,
     );
     JointLoss {
         supervised,
@@ -90,7 +98,7 @@ impl TrainStep for TmJointLearner {
     type Output = RegressionOutput;
 
     fn step(&self, item: TmBatch) -> TrainOutput<RegressionOutput> {
-        let terms = joint_loss(&self.model, item);
+        let terms = joint_loss(&self.model, item, false);
         let loss = terms.total();
         let grads = GradientsParams::from_grads(loss.backward(), self);
         TrainOutput {
@@ -105,28 +113,29 @@ impl InferenceStep for TmJointLearner {
     type Output = RegressionOutput;
 
     fn step(&self, item: TmBatch) -> RegressionOutput {
-        let terms = joint_loss(&self.model, item);
+        let terms = joint_loss(&self.model, item, true);
         RegressionOutput::new(terms.total(), terms.predictions, terms.labels)
     }
 }
 
-/// The joint objective's two terms on held-out molecules, each the mean over molecules
+/// The joint objective's two terms on held-out molecules as the original evaluates them
+/// (2D+3D, every molecule's denoising counted), each the mean over molecules
 /// (`pretrain_metrics.json`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JointTerms {
     /// Mean absolute error of the predicted gap, in the labels' units after the batcher's
     /// scaling (eV for the QM9 gap of [`super::pretrain_denoising`]).
     pub gap_mae_ev: f64,
-    /// Mean `1 - cos(predicted, noise)` per molecule (every molecule counted when the
-    /// batcher runs them all in 3D mode).
+    /// Mean `1 - cos(predicted, noise)` per molecule.
     pub denoising: f64,
     /// Molecules evaluated.
     pub n_molecules: usize,
 }
 
 /// Both terms of the joint objective for `model` on `items`, batched by `batcher` (for
-/// the held-out report: every molecule in 3D mode), in batches of 64, the noise drawn from
-/// `device` seeded with `seed` (reproducible).
+/// the held-out report: every molecule in 2D+3D mode) and evaluated as the original does
+/// ([`joint_loss`] with `eval`), in batches of 64, the noise drawn from `device` seeded
+/// with `seed` (reproducible).
 ///
 /// # Errors
 /// [`TrainError::Invalid`] for a molecule that cannot be batched.
@@ -145,7 +154,7 @@ pub fn held_out_terms(
         let batch = batcher
             .batch(&refs, &mut rng, device)
             .map_err(TrainError::Invalid)?;
-        let terms = joint_loss(model, batch);
+        let terms = joint_loss(model, batch, true);
         let k = chunk.len() as f64;
         mae += terms.supervised.into_scalar::<f64>() * k;
         denoising += terms.denoising.into_scalar::<f64>() * k;
@@ -216,7 +225,7 @@ mod tests {
         let labels = [0.2f32, 0.4, 0.6]; // 0.1 (k + 1) / 0.5
         for mode in [Mode::TwoD, Mode::Both, Mode::ThreeD] {
             let batch = batcher(mode).batch(&refs, &mut rng, &dev).unwrap();
-            let terms = joint_loss(&model, batch);
+            let terms = joint_loss(&model, batch.clone(), false);
             let pred: Vec<f32> = terms.predictions.clone().try_into_vec_as().unwrap();
             let mae = pred
                 .iter()
@@ -236,6 +245,15 @@ mod tests {
             }
             let total = terms.total().into_scalar::<f32>();
             assert!((total - supervised - denoising).abs() < 1e-6);
+            // Evaluation counts every molecule: a 2D-only molecule's denoising output is 0
+            // (1 - cos = 1), the others' as in 3D.
+            let eval = joint_loss(&model, batch, true)
+                .denoising
+                .into_scalar::<f32>();
+            match mode {
+                Mode::TwoD => assert!((eval - 1.0).abs() < 1e-5, "{eval}"),
+                _ => assert!(eval > 0.1 && eval < 2.0 && eval != 1.0, "{mode:?}: {eval}"),
+            }
         }
         let mixed = TmBatcher {
             modes: ModeChoice::Sample(ModeProbabilities::fixed(Mode::TwoD)),
@@ -243,7 +261,9 @@ mod tests {
         };
         let batch = mixed.batch(&refs, &mut rng, &dev).unwrap();
         assert_eq!(
-            joint_loss(&model, batch).denoising.into_scalar::<f32>(),
+            joint_loss(&model, batch, false)
+                .denoising
+                .into_scalar::<f32>(),
             0.0
         );
     }
@@ -254,8 +274,8 @@ mod tests {
         dev.seed(6);
         let model = TransformerMConfig::new(2, 16, 16, 4, 8).init(&dev);
         let items = examples();
-        let a = held_out_terms(&model, &items, &batcher(Mode::ThreeD), 3, &dev).unwrap();
-        let b = held_out_terms(&model, &items, &batcher(Mode::ThreeD), 3, &dev).unwrap();
+        let a = held_out_terms(&model, &items, &batcher(Mode::Both), 3, &dev).unwrap();
+        let b = held_out_terms(&model, &items, &batcher(Mode::Both), 3, &dev).unwrap();
         assert_eq!(a, b);
         assert_eq!(a.n_molecules, 3);
         assert!(a.gap_mae_ev.is_finite() && a.denoising > 0.0, "{a:?}");

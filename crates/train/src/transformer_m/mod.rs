@@ -30,6 +30,7 @@ use crate::target_scaling::TargetScaling;
 /// steps, as the original's fine-tuning scripts: `warmup_updates` / `total_num_update`).
 pub const WARMUP_FRACTION: f64 = 0.06;
 
+mod init_from;
 mod joint;
 mod pretrain;
 mod size;
@@ -37,10 +38,11 @@ mod spec;
 mod step;
 mod table;
 pub use crate::engine::schedule::warmup_linear;
+pub use init_from::resolve_init_from;
 pub use joint::{JointLoss, JointTerms, TmJointLearner, joint_loss};
 pub use pretrain::{
     EV_PER_HARTREE, JOINT_TARGET, PretrainData, PretrainObjective, PretrainSpec, PretrainSummary,
-    pretrain_denoising, resolve_init_from,
+    pretrain_denoising,
 };
 pub use size::SizeOverrides;
 pub use spec::{Qm9Subset, SmilesSource, TableSource, TmCriterion, TmData, TmRunSpec};

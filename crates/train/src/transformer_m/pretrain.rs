@@ -4,7 +4,7 @@
 //! objective ([`super::joint`]: that term plus the supervised L1 on QM9's HOMO-LUMO gap,
 //! modes mixed, in one step).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::engine::fused_adam::FusedAdamConfig;
@@ -28,9 +28,9 @@ use crate::run_folder::RunFolder;
 use crate::table_data::MoleculeSource;
 use crate::target_scaling::TargetScaling;
 
-/// Electronvolts per Hartree (CODATA 2018): the joint objective's labels are QM9's gap
-/// in eV, the unit of PCQM4Mv2's gap that the original pretrains on.
-pub const EV_PER_HARTREE: f64 = 27.211_386_245_988;
+/// Electronvolts per Hartree ([`crate::qm9::HARTREE_EV`]): the joint objective's labels
+/// are QM9's gap in eV, the unit of PCQM4Mv2's gap that the original pretrains on.
+pub const EV_PER_HARTREE: f64 = crate::qm9::HARTREE_EV;
 
 /// The QM9 column the joint objective predicts (qm9pack's name; Hartree).
 pub const JOINT_TARGET: &str = "HOMO_LUMO_gap_au";
@@ -69,7 +69,8 @@ pub enum PretrainData {
 pub struct PretrainSpec {
     /// Molecules.
     pub data: PretrainData,
-    /// Model (its denoising head is trained; the regression head is untouched).
+    /// Model (its denoising head is trained; the regression head too with the joint
+    /// objective, untouched by denoising alone).
     #[serde(deserialize_with = "crate::run_compat::tm_config")]
     pub model: TransformerMConfig,
     /// Optimisation steps.
@@ -88,7 +89,8 @@ pub struct PretrainSpec {
     #[serde(default)]
     pub objective: PretrainObjective,
     /// Joint objective: each molecule's mode, drawn per step (the original's `mode_prob`,
-    /// 0.2 / 0.2 / 0.6 over 2D+3D, 2D, 3D); validation runs every molecule in 3D.
+    /// 0.2 / 0.2 / 0.6 over 2D+3D, 2D, 3D); validation runs every molecule in 2D+3D with
+    /// its denoising counted, as the original's evaluation (no mode mask).
     #[serde(default = "ModeProbabilities::new")]
     pub modes: ModeProbabilities,
 }
@@ -105,11 +107,11 @@ pub struct PretrainSummary {
     /// Molecules used (trained on, and the held-out share).
     pub n_molecules: usize,
     /// Loss on the held-out molecules after the last epoch (the joint objective: both
-    /// terms, every molecule in 3D mode).
+    /// terms, evaluated as the original: 2D+3D, every molecule's denoising counted).
     #[serde(default)]
     pub valid_loss: f64,
-    /// Joint objective: the held-out terms after the last step, every molecule in 3D
-    /// mode: the gap's mean absolute error (eV) and the denoising term.
+    /// Joint objective: the held-out terms after the last step, evaluated as the
+    /// original: the gap's mean absolute error (eV) and the denoising term.
     #[serde(default)]
     pub valid_terms: Option<JointTerms>,
     /// Seconds.
@@ -221,9 +223,11 @@ pub fn pretrain_denoising(
         ));
     }
     let (train, valid) = examples.split_at(n_molecules - n_valid);
+    // Validation: denoising-only in 3D; the joint objective as the original evaluates it
+    // (no mode mask: 2D+3D).
     let batcher = TmBatcher {
         limits: spec.model.limits,
-        modes: ModeChoice::Fixed(Mode::ThreeD),
+        modes: ModeChoice::Fixed(if joint { Mode::Both } else { Mode::ThreeD }),
         // Joint: Hartree -> eV (standardising with mean 0 and std 1 / EV_PER_HARTREE).
         scaling: if joint {
             TargetScaling {
@@ -409,119 +413,5 @@ impl PretrainSpec {
     /// Warm-up steps of a pretraining run of `steps` steps: 10%, at least 1.
     pub fn warmup_steps_for(steps: usize) -> usize {
         (steps / 10).max(1)
-    }
-}
-
-/// `--init-from`: a pretraining run directory (its `pretrain.json` gives the model
-/// configuration, which replaces `model` except for `num_targets`) or a model file
-/// (`model` must be the configuration it was saved with). Returns the model file and the
-/// configuration to build. `size_given`: the user set a size explicitly, so a pretraining
-/// run of another size is an error rather than silently adopted.
-///
-/// # Errors
-/// [`TrainError::Checkpoint`] for a directory that is not a pretraining run, an
-/// unreadable `pretrain.json`, a missing path, or a size conflict.
-pub fn resolve_init_from(
-    path: &Path,
-    model: TransformerMConfig,
-    size_given: bool,
-) -> Result<(PathBuf, TransformerMConfig), TrainError> {
-    let bad = |reason: String| TrainError::Checkpoint {
-        path: path.to_path_buf(),
-        reason,
-    };
-    if path.is_file() {
-        return Ok((path.to_path_buf(), model));
-    }
-    if !path.is_dir() {
-        return Err(bad("no such file or directory".into()));
-    }
-    let file = path.join("pretrained_model.bpk");
-    let spec_path = path.join("pretrain.json");
-    if !file.exists() || !spec_path.exists() {
-        return Err(bad(
-            "not a pretraining run (expected pretrained_model.bpk and pretrain.json from \
-             `cargo xtask pretrain`)"
-                .into(),
-        ));
-    }
-    let text = std::fs::read_to_string(&spec_path).map_err(|e| bad(e.to_string()))?;
-    if serde_json::from_str::<serde_json::Value>(&text)
-        .is_ok_and(|v| v.get("kind").and_then(|k| k.as_str()) == Some("mat"))
-    {
-        return Err(bad(
-            "a MAT pretraining run; start a MAT from it (--model mat --init-from)".into(),
-        ));
-    }
-    let pre: PretrainSpec = serde_json::from_str(&text)
-        .map_err(|e| bad(format!("pretrain.json is not a pretraining spec: {e}")))?;
-    let size = |c: &TransformerMConfig| {
-        (
-            c.num_layers,
-            c.d_model,
-            c.ffn_dim,
-            c.num_heads,
-            c.num_kernels,
-            c.layer_norm,
-        )
-    };
-    if size_given && size(&pre.model) != size(&model) {
-        return Err(bad(format!(
-            "pretrained with (layers, d_model, ffn, heads, kernels, layer norm) = {:?}, but \
-             this run asks for {:?}; drop the size flags to use the pretrained size",
-            size(&pre.model),
-            size(&model)
-        )));
-    }
-    // The architecture is the pretraining run's; the regularisation is this run's (the
-    // original pretrains with DropPath 0.1 and fine-tunes QM9 with 0).
-    let (num_targets, droppath) = (model.num_targets, model.droppath);
-    Ok((
-        file,
-        pre.model
-            .with_num_targets(num_targets)
-            .with_droppath(droppath),
-    ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `--init-from` a pretraining run: its architecture, this run's targets and DropPath.
-    #[test]
-    fn init_from_keeps_the_pretrained_size_and_this_runs_droppath() {
-        let dir = tempfile::tempdir().unwrap();
-        let pretrained = TransformerMConfig::new(3, 32, 32, 4, 8).with_droppath(0.1);
-        let spec = PretrainSpec {
-            data: PretrainData::Smiles(SmilesSource {
-                path: "molecules.csv".into(),
-                format: Default::default(),
-                smiles_column: "smiles".into(),
-                delimiter: ',',
-                conformer: Default::default(),
-            }),
-            model: pretrained,
-            steps: 1,
-            batch_size: 1,
-            learning_rate: 1e-4,
-            warmup_steps: 0,
-            noise_std: 0.2,
-            seed: 0,
-            objective: Default::default(),
-            modes: ModeProbabilities::new(),
-        };
-        write_json(&dir.path().join("pretrain.json"), &spec).unwrap();
-        std::fs::write(dir.path().join("pretrained_model.bpk"), b"").unwrap();
-        let fine_tune = TransformerMConfig::small()
-            .with_num_targets(2)
-            .with_droppath(0.0);
-        let (file, model) = resolve_init_from(dir.path(), fine_tune, false).unwrap();
-        assert_eq!(file, dir.path().join("pretrained_model.bpk"));
-        assert_eq!(
-            (model.num_layers, model.d_model, model.num_targets),
-            (3, 32, 2)
-        );
-        assert_eq!(model.droppath, 0.0);
     }
 }

@@ -125,8 +125,8 @@ mod tests {
     }
 
     /// The original's `spatial_pos_max`: up to 509 masks far pairs (the table grows to
-    /// hold every unmasked distance), 512+ masks nothing on the original's 512-row table;
-    /// 510, 511 and 0 are refused.
+    /// hold every unmasked distance), 511+ masks nothing on the original's 512-row table;
+    /// 510 and 0 are refused.
     #[test]
     fn spatial_pos_max_as_the_original_reads_it() {
         let with = |n| SizeOverrides {
@@ -141,7 +141,9 @@ mod tests {
         assert_eq!((c.spatial_pos_max, c.limits.max_distance), (6, 20));
         let c = with(40).config(false).unwrap();
         assert_eq!((c.spatial_pos_max, c.limits.max_distance), (40, 40));
-        for bad in [0, 510, 511] {
+        let c = with(511).config(false).unwrap();
+        assert_eq!((c.spatial_pos_max, c.limits.max_distance), (511, 509));
+        for bad in [0, 510] {
             let e = with(bad).config(false).unwrap_err().to_string();
             assert!(e.contains(&format!("spatial_pos_max {bad}")), "{e}");
         }

@@ -340,14 +340,27 @@ fn run_json_from_before_the_num_targets_rename_loads() {
         1,
     );
     s.model = s.model.with_num_targets(3);
-    let text = serde_json::to_string(&s)
+    // Also written before edge features existed (2026-12-05): no use_edge_features,
+    // integrated_distances or featurizer edge_features.
+    let mut value = serde_json::to_value(&s).unwrap();
+    for key in ["use_edge_features", "integrated_distances"] {
+        value["model"].as_object_mut().unwrap().remove(key).unwrap();
+    }
+    value["featurizer"]
+        .as_object_mut()
+        .unwrap()
+        .remove("edge_features")
+        .unwrap();
+    let text = serde_json::to_string(&value)
         .unwrap()
         .replace("\"num_targets\"", "\"n_output\"")
         .replace("\"kind\":\"mat\",", "");
     assert!(text.contains("\"n_output\":3") && !text.contains("\"kind\""));
+    assert!(!text.contains("edge_features") && !text.contains("integrated_distances"));
     std::fs::write(dir.join("run.json"), text).unwrap();
     let loaded = RunSpec::load(&dir).unwrap();
     assert_eq!(loaded.model.num_targets, 3);
+    assert!(!loaded.model.use_edge_features && !loaded.featurizer.edge_features);
     assert_eq!(loaded.kind, RunKind::Mat);
     assert!(train::transformer_m::TmRunSpec::load(&dir).is_err());
     // Read once and typed by its (absent, so inferred) kind, as every command reads it.

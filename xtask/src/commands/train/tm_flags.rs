@@ -64,7 +64,7 @@ pub struct TmSizeArgs {
     /// The original's --spatial-pos-max: pairs this many bonds apart or more, and pairs
     /// in different fragments, do not attend (20 by default). 1024 is the original's
     /// PCQM4Mv2 setting: nothing masked, the ions of a salt attend through the unreachable
-    /// row of the original's 512-row SPD table. 1 to 509, or 512 and above.
+    /// row of the original's 512-row SPD table. 1 to 509, or 511 and above.
     #[arg(long)]
     pub spatial_pos_max: Option<usize>,
 }
