@@ -128,12 +128,6 @@ pub(super) fn train_table(args: &TrainArgs, search: Option<&Search>) -> Result<(
             if args.mat.pretrained.is_some() {
                 bail!("--init-from and --pretrained both name a starting point; give one");
             }
-            if args.mat.config.is_some() {
-                bail!(
-                    "--init-from takes the pretraining run's architecture; drop --config \
-                     (or train from scratch with it)"
-                );
-            }
             if matches!(shared.preset, PresetArg::Pretrained) {
                 bail!(
                     "--init-from takes the pretraining run's architecture; drop --preset \
