@@ -66,6 +66,43 @@ impl PackedBatch {
         })
     }
 
+    /// [`PackedBatch::from_mask`] where the fused CPU kernels run `x` (f32 on flex), else
+    /// `None`: the caller keeps its padded path.
+    pub fn for_fused(x: &Tensor<3>, key_padding_mask: &Tensor<2, Bool>) -> Option<Self> {
+        if !crate::flex_data::on_flex_f32(x) {
+            return None;
+        }
+        Self::from_mask(key_padding_mask)
+    }
+
+    /// A per-head pair tensor `[B, H, N, N]` (an attention bias) -> each molecule's
+    /// `[H, n_b, n_b]` block of real pairs in turn, `[H sum(n_b^2)]` (the layout of
+    /// [`crate::fused_attention_packed_biased`]). A selection: gradients flow back to the
+    /// real pairs.
+    ///
+    /// # Panics
+    /// If `pairs` is not `[B, H, N, N]` for this batch's `B` and `N`.
+    pub fn pack_head_pairs(&self, pairs: Tensor<4>) -> Tensor<1> {
+        let [b, h, n, n2] = pairs.dims();
+        assert!(
+            b == self.b && n == self.n && n2 == self.n,
+            "pack_head_pairs: pairs must be [B, H, N, N]"
+        );
+        let mut index = Vec::with_capacity(h * self.lengths.iter().map(|l| l * l).sum::<usize>());
+        for (bi, pos) in self.positions.iter().enumerate() {
+            for hi in 0..h {
+                let base = (bi * h + hi) * n * n;
+                for &i in pos {
+                    index.extend(pos.iter().map(|&j| (base + i * n + j) as i64));
+                }
+            }
+        }
+        let len = index.len();
+        let device = pairs.device();
+        let index = Tensor::<1, Int>::from_data(TensorData::new(index, [len]), &device);
+        pairs.reshape([b * h * n * n]).select(0, index)
+    }
+
     /// Real atoms per molecule, `[B]` (the spans of [`crate::fused_attention_packed`]).
     pub fn lengths(&self) -> &[usize] {
         &self.lengths

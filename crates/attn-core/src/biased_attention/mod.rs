@@ -234,6 +234,48 @@ impl BiasedMultiHeadAttention {
         }
     }
 
+    /// Additive biased self-attention on packed rows `x: [1, R, d_model]` (the real tokens
+    /// of `batch`, [`crate::PackedBatch`]) with `attn_bias` laid out by
+    /// [`crate::PackedBatch::pack_head_pairs`] (`[H sum(n_b^2)]`) -> `[1, R, d_model]`:
+    /// each row equals that token's row of [`BiasedMultiHeadAttention::forward_heads_first`]
+    /// on the padded batch with its key padding mask (to f32 rounding; with dropout equal
+    /// in distribution, the mask drawn for the packed pairs), gradients included. The
+    /// padding is never computed ([`crate::packing`] says why).
+    ///
+    /// # Panics
+    /// A multiplicative bias, `x` not f32 on flex (where [`crate::PackedBatch::for_fused`]
+    /// gives `None`), or shapes other than documented.
+    pub fn forward_packed(
+        &self,
+        x: Tensor<3>,
+        attn_bias: Tensor<1>,
+        batch: &crate::PackedBatch,
+    ) -> Tensor<3> {
+        assert!(
+            !self.multiplicative,
+            "forward_packed: additive bias only (a multiplicative bias runs padded)"
+        );
+        let q = crate::linear(&self.q_proj, x.clone());
+        let k = crate::linear(&self.k_proj, x.clone());
+        let v = crate::linear(&self.v_proj, x);
+        let cfg = crate::FusedAttention {
+            num_heads: self.num_heads,
+            scale: (self.d_k as f64).powf(-0.5) as f32,
+            softmax_weight: 1.0,
+        };
+        let out = crate::fused_attention_packed_biased(
+            cfg,
+            q,
+            k,
+            v,
+            batch.lengths(),
+            attn_bias,
+            Some(&self.dropout),
+        )
+        .expect("forward_packed: f32 on flex (where PackedBatch::for_fused gives Some)");
+        crate::linear(&self.out_proj, out)
+    }
+
     /// [`BiasedMultiHeadAttention::forward_heads_first`], also returning the attention
     /// weights `softmax(QK^T / sqrt(d_k) + bias)` that multiply the values in this call,
     /// `[B, H, N, N]` (before dropout; masked keys get 0).

@@ -295,3 +295,73 @@ fn init_follows_dgl() {
     let ob = m.out_proj.bias.as_ref().unwrap().val();
     assert_eq!(ob.abs().sum().into_scalar::<f32>(), 0.0);
 }
+
+/// The packed path (real tokens only, `PackedBatch`) gives the padded fused path's real
+/// rows, 0 at padding, and under autodiff the same gradients of x and attn_bias (a loss
+/// on the real rows; padding pairs get gradient 0 on both).
+#[test]
+fn packed_path_matches_the_padded_path_under_autodiff() {
+    use crate::PackedBatch;
+    use burn::tensor::Tolerance;
+    let dev = Device::flex().autodiff();
+    let m = BiasedMultiHeadAttentionConfig::new(16, 4)
+        .with_dropout(0.0)
+        .init(&dev);
+    let (b, n, d) = (3, 5, 16);
+    let x = Tensor::<3>::random([b, n, d], Distribution::Normal(0.0, 1.0), &dev);
+    let bias = Tensor::<4>::random([b, 4, n, n], Distribution::Normal(0.0, 1.0), &dev);
+    // Molecule 0: 3 real tokens, molecule 1: 5, molecule 2: 1 (a lone graph token).
+    let real = [3, 5, 1];
+    let padding: Vec<bool> = (0..b * n).map(|e| e % n >= real[e / n]).collect();
+    let key_padding = Tensor::<2, Bool>::from_data(TensorData::new(padding.clone(), [b, n]), &dev);
+    let mask = key_padding.clone().reshape([b, 1, n]).expand([b, n, n]);
+    let rows = key_padding.clone().reshape([b, n, 1]).expand([b, n, d]);
+    let run = |packed: bool| {
+        let (x, bias) = (
+            x.clone().detach().require_grad(),
+            bias.clone().detach().require_grad(),
+        );
+        let y = if packed {
+            let batch = PackedBatch::for_fused(&x, &key_padding).expect("flex f32 with padding");
+            let y = m.forward_packed(
+                batch.pack(x.clone()),
+                batch.pack_head_pairs(bias.clone()),
+                &batch,
+            );
+            batch.unpack(y)
+        } else {
+            m.forward_on(
+                Path::Fused,
+                x.clone(),
+                Some(bias.clone()),
+                Some(mask.clone()),
+            )
+            .mask_fill(rows.clone(), 0.0)
+        };
+        let weights = Tensor::<3>::from_data(
+            TensorData::new(
+                (0..b * n * d).map(|e| (e % 7) as f32 - 3.0).collect(),
+                [b, n, d],
+            ),
+            &dev,
+        );
+        let grads = (y.clone() * y.clone() * weights).sum().backward();
+        [
+            y.inner().into_data(),
+            x.grad(&grads).unwrap().into_data(),
+            bias.grad(&grads).unwrap().into_data(),
+        ]
+    };
+    let (packed, padded) = (run(true), run(false));
+    for (p, e) in packed.iter().zip(&padded) {
+        p.assert_approx_eq::<f32>(e, Tolerance::rel_abs(1e-4, 1e-5));
+    }
+    // Padded rows are exactly 0, and a real row is not.
+    let y = packed[0].try_to_vec::<f32>().unwrap();
+    assert!(y[3 * d..5 * d].iter().all(|&v| v == 0.0));
+    assert!(y[..d].iter().any(|&v| v.abs() > 1e-3));
+    // The padded bias pairs get no gradient.
+    let g = packed[2].try_to_vec::<f32>().unwrap();
+    assert!(g[3..5].iter().all(|&v| v == 0.0));
+    assert!(g[..3].iter().any(|&v| v != 0.0));
+}

@@ -45,8 +45,8 @@ use rayon::prelude::*;
 use crate::flex_data::{AdTensor, contiguous, is_tracked, on_flex_f32, tensor_from, values};
 
 use molecule::{Molecule, MoleculeGrads, dispatch_backward, dispatch_forward};
-pub use packed::fused_attention_packed;
 use packed::uniform_spans;
+pub use packed::{fused_attention_packed, fused_attention_packed_biased};
 
 mod molecule;
 mod packed;
@@ -115,7 +115,6 @@ pub fn fused_attention(
         "fused_attention: d_model must be a multiple of num_heads"
     );
     let shape = Shape {
-        b,
         n,
         d,
         h: cfg.num_heads,
@@ -156,6 +155,7 @@ pub fn fused_attention(
         shape,
         spans: Arc::new(uniform_spans(b, n)),
         out_dims: [b, n, d],
+        bias_dims: [b, shape.h, n, n],
         mask,
         p_mix,
         keep,
@@ -171,13 +171,11 @@ fn run(
     attn_bias: Option<Tensor<4>>,
     data: Data,
 ) -> Option<Tensor<3>> {
-    let shape = data.shape;
-    let Shape { b, n, .. } = shape;
     if let Some(bias) = &attn_bias {
         assert_eq!(
             bias.dims(),
-            [b, shape.h, n, n],
-            "fused_attention: attn_bias must be [B, H, N, N]"
+            data.bias_dims,
+            "fused_attention: attn_bias must be [B, H, N, N] ([1, 1, 1, H sum(n_b^2)] packed)"
         );
     }
     if q.is_autodiff() {
@@ -204,7 +202,6 @@ fn run(
 /// Sizes and scalars.
 #[derive(Debug, Clone, Copy)]
 struct Shape {
-    b: usize,
     n: usize,
     d: usize,
     h: usize,
@@ -230,6 +227,9 @@ struct Data {
     spans: Arc<Vec<Span>>,
     /// The output's dimensions: `[B, N, d]` padded, `[1, R, d]` packed.
     out_dims: [usize; 3],
+    /// The bias's dimensions (and its gradient's): `[B, H, N, N]` padded,
+    /// `[1, 1, 1, H sum(n_b^2)]` packed (each molecule's `[H, n_b, n_b]` in turn).
+    bias_dims: [usize; 4],
     mask: Option<Arc<Vec<bool>>>,
     p_mix: Option<FlexTensor>,
     keep: Option<Arc<Vec<f32>>>,
@@ -355,9 +355,7 @@ fn backward(
         }
         all
     };
-    let Shape { b, n, .. } = data.shape;
-    // A bias exists only on padded batches (`fused_attention_packed` takes none).
-    let dbias = with_bias.then(|| tensor_from(gather(|g| &g.dbias), &[b, h, n, n]));
+    let dbias = with_bias.then(|| tensor_from(gather(|g| &g.dbias), &data.bias_dims));
     (
         tensor_from(gather(|g| &g.dq), &data.out_dims),
         tensor_from(gather(|g| &g.dk), &data.out_dims),

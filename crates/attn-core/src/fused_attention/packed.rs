@@ -35,6 +35,45 @@ pub fn fused_attention_packed(
     p_mix: Option<Tensor<1>>,
     dropout: Option<&Dropout>,
 ) -> Option<Tensor<3>> {
+    packed_core(cfg, [q, k, v], lengths, p_mix, None, dropout)
+}
+
+/// [`fused_attention_packed`] with a per-head additive bias instead of `p_mix`
+/// (Transformer-M's and Graphormer's biased attention on a packed batch):
+/// `attn_bias` holds each molecule's `[H, n_b, n_b]` block in turn (`H sum(n_b^2)`
+/// floats, [`crate::PackedBatch::pack_head_pairs`] lays a padded `[B, H, N, N]` bias out
+/// so) and gets its gradient in the same layout. No mask: every key is a real token.
+/// Returns `[1, R, d_model]`, or `None` where the fused kernel does not apply (not f32 on
+/// flex).
+///
+/// Row for row the values of [`fused_attention`] on the padded batch with its key
+/// padding mask (masked keys get softmax weight exactly 0 there), and under autodiff
+/// the same gradients for `q`, `k`, `v` and the real pairs of the bias.
+///
+/// # Panics
+/// If `q`, `k`, `v` are not `[1, sum(lengths), d_model]`, `d_model` is not a multiple of
+/// `num_heads`, or `attn_bias` is not `H sum(n_b^2)` long.
+pub fn fused_attention_packed_biased(
+    cfg: FusedAttention,
+    q: Tensor<3>,
+    k: Tensor<3>,
+    v: Tensor<3>,
+    lengths: &[usize],
+    attn_bias: Tensor<1>,
+    dropout: Option<&Dropout>,
+) -> Option<Tensor<3>> {
+    packed_core(cfg, [q, k, v], lengths, None, Some(attn_bias), dropout)
+}
+
+/// Both packed entries: `p_mix` (no gradient, shared by the heads) or a per-head bias.
+fn packed_core(
+    cfg: FusedAttention,
+    [q, k, v]: [Tensor<3>; 3],
+    lengths: &[usize],
+    p_mix: Option<Tensor<1>>,
+    attn_bias: Option<Tensor<1>>,
+    dropout: Option<&Dropout>,
+) -> Option<Tensor<3>> {
     if !on_flex_f32(&q) || p_mix.as_ref().is_some_and(is_tracked) {
         return None;
     }
@@ -64,13 +103,21 @@ pub fn fused_attention_packed(
         }
         None => None,
     };
+    let bias_dims = [1, 1, 1, cfg.num_heads * pairs];
+    let attn_bias = attn_bias.map(|bias| {
+        assert_eq!(
+            bias.dims(),
+            [cfg.num_heads * pairs],
+            "fused_attention_packed_biased: attn_bias must hold H sum(n_b^2) floats"
+        );
+        bias.reshape(bias_dims)
+    });
     let device = q.device();
     let keep = dropout
         .and_then(|layer| crate::dropout::flex_keep_mask(layer, &device, cfg.num_heads * pairs))
         .map(Arc::new);
     let data = Data {
         shape: Shape {
-            b: lengths.len(),
             n: lengths.iter().copied().max().unwrap_or(0),
             d,
             h: cfg.num_heads,
@@ -79,11 +126,12 @@ pub fn fused_attention_packed(
         },
         spans: Arc::new(packed_spans(lengths)),
         out_dims: [1, rows, d],
+        bias_dims,
         mask: None,
         p_mix,
         keep,
     };
-    run(q, k, v, None, data)
+    run(q, k, v, attn_bias, data)
 }
 
 /// The spans of `b` molecules of `n` rows each (a padded batch).

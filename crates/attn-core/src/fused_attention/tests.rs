@@ -65,7 +65,6 @@ fn fused_core_matches_the_unfused_ops() {
     let g = rnd([B, N, D]);
     let data = Data {
         shape: Shape {
-            b: B,
             n: N,
             d: D,
             h: H,
@@ -74,6 +73,7 @@ fn fused_core_matches_the_unfused_ops() {
         },
         spans: Arc::new(uniform_spans(B, N)),
         out_dims: [B, N, D],
+        bias_dims: [B, H, N, N],
         mask: Some(Arc::new(mask.clone())),
         p_mix: Some(contiguous(
             p_mix.clone().inner().try_into_primitive::<Flex>().unwrap(),

@@ -113,6 +113,31 @@ impl EncoderLayer {
         self.residual_blocks(x, attend, |h| self.drop_branch(h))
     }
 
+    /// [`EncoderLayer::forward`] on packed rows `x: [1, R, d]` (the real tokens of
+    /// `batch`, graph tokens included) with `attn_bias` laid out by
+    /// [`attn_core::PackedBatch::pack_head_pairs`] (`[H sum(t_b^2)]`) -> `[1, R, d]`, each
+    /// row that token's row of the padded forward (to f32 rounding). DropPath in training
+    /// drops whole positions shared by the batch, which packed rows do not have: callers
+    /// run such layers padded ([`EncoderLayer::packs`]).
+    ///
+    /// # Panics
+    /// `x` not f32 on flex, or shapes other than documented.
+    pub fn forward_packed(
+        &self,
+        x: Tensor<3>,
+        attn_bias: Tensor<1>,
+        batch: &attn_core::PackedBatch,
+    ) -> Tensor<3> {
+        let attend = |h: Tensor<3>| self.self_attn.forward_packed(h, attn_bias, batch);
+        self.residual_blocks(x, attend, |h| self.drop_branch(h))
+    }
+
+    /// Whether [`EncoderLayer::forward_packed`] computes what the padded forward does on
+    /// `device`: always, except DropPath while training.
+    pub fn packs(&self, device: &Device) -> bool {
+        self.drop_path == 0.0 || !self.dropout.training.is_enabled() || !device.is_autodiff()
+    }
+
     /// The residual branches' regulariser: DropPath when the layer has a probability,
     /// else dropout (the original's `dropout_module`).
     fn drop_branch(&self, h: Tensor<3>) -> Tensor<3> {

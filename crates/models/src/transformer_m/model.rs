@@ -194,13 +194,63 @@ impl TransformerM {
 
     /// Runs the encoder: [`TransformerM::embed`], the layers, and the final LayerNorm of
     /// pre-LN models. Output states `[B, N + 1, d]`, graph token first.
+    ///
+    /// On flex (f32) with padding in the batch the layers run on the real tokens only
+    /// ([`attn_core::packing`]: row-wise layers on `[1, R, d]`, the attention on each
+    /// molecule's `t_b x t_b` block of the bias), and the padded rows of the output are 0;
+    /// elsewhere (and for layers with DropPath while training) they hold whatever the
+    /// layers made of them. Real tokens' rows, predictions, the denoising head's real
+    /// atoms and every gradient are the same either way (to f32 rounding; with dropout,
+    /// equal in distribution): padded keys are masked, so padding never reaches a real
+    /// token.
     pub fn encode(&self, batch: &TransformerMBatch) -> EncoderOutput {
+        self.encode_on(batch, true)
+    }
+
+    /// [`TransformerM::encode`] with every layer on the padded batch (the reference the
+    /// packed layers are tested and benchmarked against).
+    pub fn encode_padded(&self, batch: &TransformerMBatch) -> EncoderOutput {
+        self.encode_on(batch, false)
+    }
+
+    /// [`TransformerM::encode`], packed where `pack` and [`TransformerM::packing`] allow.
+    fn encode_on(&self, batch: &TransformerMBatch, pack: bool) -> EncoderOutput {
         let e = self.embed(batch);
-        let mut x = e.states;
-        for layer in &self.layers {
-            x = layer.forward(x, e.attn_bias.clone(), e.attn_mask.clone());
-        }
+        let x = match pack.then(|| self.packing(&e)).flatten() {
+            Some(packed) => {
+                let bias = packed.pack_head_pairs(e.attn_bias.clone());
+                let mut x = packed.pack(e.states);
+                for layer in &self.layers {
+                    x = layer.forward_packed(x, bias.clone(), &packed);
+                }
+                packed.unpack(x)
+            }
+            None => {
+                let mut x = e.states;
+                for layer in &self.layers {
+                    x = layer.forward(x, e.attn_bias.clone(), e.attn_mask.clone());
+                }
+                x
+            }
+        };
         self.output(x, e.pair_bias, e.delta_pos, &e.attn_mask)
+    }
+
+    /// The packing of the embedded batch's tokens when [`TransformerM::encode`] runs its
+    /// layers packed (see there), else `None`.
+    fn packing(&self, e: &Embedded) -> Option<attn_core::PackedBatch> {
+        let device = e.states.device();
+        if !self.layers.iter().all(|l| l.packs(&device)) {
+            return None;
+        }
+        // Row 0 of the `[B, T, T]` key mask is every token's key padding.
+        let [b, t, _] = e.attn_mask.dims();
+        let key_padding = e
+            .attn_mask
+            .clone()
+            .slice([0..b, 0..1, 0..t])
+            .reshape([b, t]);
+        attn_core::PackedBatch::for_fused(&e.states, &key_padding)
     }
 
     /// The encoder on already embedded inputs ([`TransformerM::embed`]; gradients reach
