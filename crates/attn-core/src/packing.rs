@@ -103,6 +103,73 @@ impl PackedBatch {
         pairs.reshape([b * h * n * n]).select(0, index)
     }
 
+    /// Flat indices `(b N + i) N + j` of the real pairs of `[B, N, N]`, each molecule's
+    /// `n_b x n_b` block in turn (row `i` then column `j`), and for each pair the packed
+    /// row of its atom `i`.
+    fn real_pairs(&self) -> (Vec<i64>, Vec<i64>) {
+        let n = self.n;
+        let pairs: usize = self.lengths.iter().map(|l| l * l).sum();
+        let (mut flat, mut rows) = (Vec::with_capacity(pairs), Vec::with_capacity(pairs));
+        let mut row = 0i64;
+        for (bi, pos) in self.positions.iter().enumerate() {
+            for &i in pos {
+                for &j in pos {
+                    flat.push(((bi * n + i) * n + j) as i64);
+                    rows.push(row);
+                }
+                row += 1;
+            }
+        }
+        (flat, rows)
+    }
+
+    /// A pair tensor `[B, N, N, C]` -> its real pairs `[P, C]` (`P = sum(n_b^2)`, the
+    /// order of [`PackedBatch::pack_pairs`]). A selection: gradients flow back.
+    ///
+    /// # Panics
+    /// If `pairs` is not `[B, N, N, C]` for this batch's `B` and `N`.
+    pub fn pack_pair_features(&self, pairs: Tensor<4>) -> Tensor<2> {
+        let [b, n, n2, c] = pairs.dims();
+        assert!(
+            b == self.b && n == self.n && n2 == self.n,
+            "pack_pair_features: pairs must be [B, N, N, C]"
+        );
+        let (flat, _) = self.real_pairs();
+        let index = int_tensor(flat, &pairs.device());
+        pairs.reshape([b * n * n, c]).select(0, index)
+    }
+
+    /// Sums over `j` of real pairs `[P, C]` ([`PackedBatch::pack_pair_features`]'s order):
+    /// `[1, R, C]`, row `i` the sum over atom `i`'s real partners `j` (a scatter-add:
+    /// gradients flow back to every pair).
+    pub fn sum_pairs_per_row(&self, pairs: Tensor<2>) -> Tensor<3> {
+        let [_, c] = pairs.dims();
+        let device = pairs.device();
+        let (_, rows) = self.real_pairs();
+        let index = int_tensor(rows, &device);
+        Tensor::<2>::zeros([self.rows(), c], &device)
+            .select_assign(0, index, pairs, burn::tensor::IndexingUpdateOp::Add)
+            .unsqueeze_dim(0)
+    }
+
+    /// Real pairs `[P, C]` -> the padded `[B, C, N, N]` (channel first, as attention biases
+    /// are laid out), 0 at every pair with a padded atom. A selection: gradients flow back.
+    pub fn unpack_pair_features(&self, pairs: Tensor<2>) -> Tensor<4> {
+        let [p, c] = pairs.dims();
+        let device = pairs.device();
+        let (b, n) = (self.b, self.n);
+        let (flat, _) = self.real_pairs();
+        let mut index = vec![p as i64; b * n * n];
+        for (packed, &at) in flat.iter().enumerate() {
+            index[at as usize] = packed as i64;
+        }
+        let with_zero = Tensor::cat(vec![pairs, Tensor::zeros([1, c], &device)], 0);
+        with_zero
+            .select(0, int_tensor(index, &device))
+            .reshape([b, n, n, c])
+            .permute([0, 3, 1, 2])
+    }
+
     /// Real atoms per molecule, `[B]` (the spans of [`crate::fused_attention_packed`]).
     pub fn lengths(&self) -> &[usize] {
         &self.lengths
@@ -174,6 +241,12 @@ impl PackedBatch {
             })
         })
     }
+}
+
+/// `values` as a 1-D int tensor on `device`.
+fn int_tensor(values: Vec<i64>, device: &Device) -> Tensor<1, Int> {
+    let len = values.len();
+    Tensor::<1, Int>::from_data(TensorData::new(values, [len]), device)
 }
 
 #[cfg(test)]

@@ -87,7 +87,6 @@ impl GaussianLayer {
     /// Returns `[B, N, N, K]`.
     pub fn forward(&self, distances: Tensor<3>, atom_type: Tensor<2, Int>) -> Tensor<4> {
         let [b, n, _] = distances.dims();
-        let k = self.means.dims()[0];
         // A pair with a padded atom uses both padding rows (the original collator pads
         // `node_type_edge` as a whole), so even padded positions match the original.
         let padded = atom_type.clone().equal_elem(0);
@@ -108,7 +107,36 @@ impl GaussianLayer {
         };
         let gamma = pair(&self.mul_i, &self.mul_j);
         let beta = pair(&self.bias_i, &self.bias_j);
-        let x = gamma * distances.reshape([b, n, n, 1]) + beta;
+        self.basis(gamma * distances.reshape([b, n, n, 1]) + beta)
+    }
+
+    /// [`GaussianLayer::forward`] on the real pairs of `atoms` only: `[P, K]` in
+    /// [`attn_core::PackedBatch::pack_pair_features`]'s order, each row that pair's
+    /// `[K]` of the padded forward (the basis, the costly part, skips the padding).
+    pub fn forward_pairs(
+        &self,
+        distances: Tensor<3>,
+        atom_type: Tensor<2, Int>,
+        atoms: &attn_core::PackedBatch,
+    ) -> Tensor<2> {
+        let [b, n, _] = distances.dims();
+        let pair = |row: &Embedding, col: &Embedding| {
+            let r = row.forward(atom_type.clone()).reshape([b, n, 1, 1]);
+            let c = col.forward(atom_type.clone()).reshape([b, 1, n, 1]);
+            r.expand([b, n, n, 1]) + c.expand([b, n, n, 1])
+        };
+        let x = pair(&self.mul_i, &self.mul_j) * distances.reshape([b, n, n, 1])
+            + pair(&self.bias_i, &self.bias_j);
+        let x = atoms.pack_pair_features(x);
+        let p = x.dims()[0];
+        let psi = self.basis(x.reshape([1, 1, p, 1]));
+        let k = psi.dims()[3];
+        psi.reshape([p, k])
+    }
+
+    /// The Gaussian basis of the affine distances `x: [.., 1]` -> `[.., K]`.
+    fn basis(&self, x: Tensor<4>) -> Tensor<4> {
+        let k = self.means.dims()[0];
         // On the CPU one fused op each way (attn_core::gaussian_basis), else Burn's ops.
         let (means, stds) = (self.means.val(), self.stds.val());
         if let Some(psi) = attn_core::gaussian_basis(
@@ -147,6 +175,11 @@ impl PairBias3d {
     pub fn forward(&self, psi: Tensor<4>) -> Tensor<4> {
         attn_core::linear(&self.out, gelu(attn_core::linear(&self.dense, psi)))
             .permute([0, 3, 1, 2])
+    }
+
+    /// [`PairBias3d::forward`] on pairs as rows: `psi: [P, K]` -> `[P, H]`.
+    pub fn forward_rows(&self, psi: Tensor<2>) -> Tensor<2> {
+        attn_core::linear(&self.out, gelu(attn_core::linear(&self.dense, psi)))
     }
 }
 

@@ -129,19 +129,58 @@ impl TransformerM {
         (psi.mask_fill(padded_key, 0.0), bias, unit)
     }
 
+    /// [`TransformerM::channel_3d`] on the real pairs of `atoms` (the packing of
+    /// `batch.key_padding_mask`): the Gaussian features summed over each atom's real
+    /// partners `[B, N, K]`, the pair bias `[B, H, N, N]` and the unit vectors
+    /// `[B, N, N, 3]`, equal to the padded channel's at real atoms and real pairs; 0 at
+    /// padding. The basis and the bias MLP (a `K x K` layer on every pair, the costliest
+    /// step of a small model's forward) run on `sum(n_b^2)` pairs instead of `B N^2`.
+    pub fn channel_3d_packed(
+        &self,
+        batch: &TransformerMBatch,
+        atoms: &attn_core::PackedBatch,
+    ) -> (Tensor<3>, Tensor<4>, Tensor<4>) {
+        let (dist, unit) = geometry(batch.coordinates.clone());
+        let psi = self
+            .gaussian
+            .forward_pairs(dist, batch.atom_type.clone(), atoms);
+        let bias = self.pair_bias_3d.forward_rows(psi.clone());
+        let psi_sum = atoms.unpack(atoms.sum_pairs_per_row(psi));
+        (psi_sum, atoms.unpack_pair_features(bias), unit)
+    }
+
     /// The encoder's inputs: token states `[B, N + 1, d]` (graph token first, after the
     /// embedding LayerNorm when post-LN), the full attention bias `[B, H, N + 1, N + 1]`,
     /// the key padding mask `[B, N + 1, N + 1]`, and the pair bias / unit vectors for
     /// the denoising head.
+    ///
+    /// Every position, padding included, holds the original's values (the parity rows
+    /// compare them). [`TransformerM::encode`] embeds with the 3D channel on the real pairs
+    /// only ([`TransformerM::channel_3d_packed`]).
     pub fn embed(&self, batch: &TransformerMBatch) -> Embedded {
+        self.embed_on(batch, false)
+    }
+
+    /// [`TransformerM::embed`], the 3D channel packed where `pack` and the backend allow
+    /// (then positions with a padded atom hold 0 where the original has values no real
+    /// token reads).
+    fn embed_on(&self, batch: &TransformerMBatch, pack: bool) -> Embedded {
         let [b, n] = batch.key_padding_mask.dims();
         let h = self.num_heads;
         let s2 = batch.use_2d.clone().reshape([b, 1, 1, 1]);
         let s3 = batch.use_3d.clone().reshape([b, 1, 1, 1]);
-        let (psi, bias_3d, unit) = self.channel_3d(batch);
-        let k = psi.dims()[3];
-        let atom_3d = attn_core::linear(&self.atom_proj_3d, psi.sum_dim(2).reshape([b, n, k]))
-            .mul_scalar(ATOM_3D_SCALE);
+        let atoms = pack
+            .then(|| attn_core::PackedBatch::for_fused(&batch.coordinates, &batch.key_padding_mask))
+            .flatten();
+        let (psi_sum, bias_3d, unit) = match &atoms {
+            Some(atoms) => self.channel_3d_packed(batch, atoms),
+            None => {
+                let (psi, bias_3d, unit) = self.channel_3d(batch);
+                let k = psi.dims()[3];
+                (psi.sum_dim(2).reshape([b, n, k]), bias_3d, unit)
+            }
+        };
+        let atom_3d = attn_core::linear(&self.atom_proj_3d, psi_sum).mul_scalar(ATOM_3D_SCALE);
         let atoms = self.atom_features(batch) + atom_3d * s3.clone().reshape([b, 1, 1]);
         let d = atoms.dims()[2];
         let token = self
@@ -215,7 +254,7 @@ impl TransformerM {
 
     /// [`TransformerM::encode`], packed where `pack` and [`TransformerM::packing`] allow.
     fn encode_on(&self, batch: &TransformerMBatch, pack: bool) -> EncoderOutput {
-        let e = self.embed(batch);
+        let e = self.embed_on(batch, pack);
         let x = match pack.then(|| self.packing(&e)).flatten() {
             Some(packed) => {
                 let bias = packed.pack_head_pairs(e.attn_bias.clone());
