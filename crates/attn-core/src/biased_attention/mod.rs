@@ -190,14 +190,7 @@ impl BiasedMultiHeadAttention {
                     .0;
             }
             Path::Fused => {
-                let q = crate::linear(&self.q_proj, x.clone());
-                let k = crate::linear(&self.k_proj, x.clone());
-                let v = crate::linear(&self.v_proj, x);
-                let cfg = crate::FusedAttention {
-                    num_heads: self.num_heads,
-                    scale: (self.d_k as f64).powf(-0.5) as f32,
-                    softmax_weight: 1.0,
-                };
+                let (cfg, [q, k, v]) = self.fused_projections(x);
                 let inputs = crate::FusedAttentionInputs {
                     attn_bias,
                     attn_mask,
@@ -255,14 +248,7 @@ impl BiasedMultiHeadAttention {
             !self.multiplicative,
             "forward_packed: additive bias only (a multiplicative bias runs padded)"
         );
-        let q = crate::linear(&self.q_proj, x.clone());
-        let k = crate::linear(&self.k_proj, x.clone());
-        let v = crate::linear(&self.v_proj, x);
-        let cfg = crate::FusedAttention {
-            num_heads: self.num_heads,
-            scale: (self.d_k as f64).powf(-0.5) as f32,
-            softmax_weight: 1.0,
-        };
+        let (cfg, [q, k, v]) = self.fused_projections(x);
         let out = crate::fused_attention_packed_biased(
             cfg,
             q,
@@ -274,6 +260,18 @@ impl BiasedMultiHeadAttention {
         )
         .expect("forward_packed: f32 on flex (where PackedBatch::for_fused gives Some)");
         crate::linear(&self.out_proj, out)
+    }
+
+    /// The fused kernels' sizes and `Q`, `K`, `V` (`[.., d_model]` each) of `x`.
+    fn fused_projections(&self, x: Tensor<3>) -> (crate::FusedAttention, [Tensor<3>; 3]) {
+        let cfg = crate::FusedAttention {
+            num_heads: self.num_heads,
+            scale: (self.d_k as f64).powf(-0.5) as f32,
+            softmax_weight: 1.0,
+        };
+        let q = crate::linear(&self.q_proj, x.clone());
+        let k = crate::linear(&self.k_proj, x.clone());
+        (cfg, [q, k, crate::linear(&self.v_proj, x)])
     }
 
     /// [`BiasedMultiHeadAttention::forward_heads_first`], also returning the attention
