@@ -22,6 +22,17 @@ pub struct PackedBatch {
     real_rows: Tensor<1, Int>,
     /// For each of the `B N` padded rows its packed row, or `R` (a zero row) for padding.
     unpack_rows: Tensor<1, Int>,
+    /// [`PackedBatch::real_pairs`], made on first use.
+    pairs: std::sync::OnceLock<std::sync::Arc<RealPairs>>,
+}
+
+/// The real pairs of a packed batch (see [`PackedBatch::real_pairs`]).
+#[derive(Debug)]
+struct RealPairs {
+    /// Flat indices `(b N + i) N + j`.
+    flat: Vec<i64>,
+    /// The packed row of each pair's atom `i`.
+    rows: Vec<i64>,
 }
 
 impl PackedBatch {
@@ -63,6 +74,7 @@ impl PackedBatch {
             positions,
             real_rows: int(real_rows),
             unpack_rows: int(unpack_rows),
+            pairs: std::sync::OnceLock::new(),
         })
     }
 
@@ -106,7 +118,13 @@ impl PackedBatch {
     /// Flat indices `(b N + i) N + j` of the real pairs of `[B, N, N]`, each molecule's
     /// `n_b x n_b` block in turn (row `i` then column `j`), and for each pair the packed
     /// row of its atom `i`.
-    fn real_pairs(&self) -> (Vec<i64>, Vec<i64>) {
+    fn real_pairs(&self) -> &RealPairs {
+        self.pairs
+            .get_or_init(|| std::sync::Arc::new(self.find_real_pairs()))
+    }
+
+    /// [`PackedBatch::real_pairs`], computed.
+    fn find_real_pairs(&self) -> RealPairs {
         let n = self.n;
         let pairs: usize = self.lengths.iter().map(|l| l * l).sum();
         let (mut flat, mut rows) = (Vec::with_capacity(pairs), Vec::with_capacity(pairs));
@@ -120,7 +138,7 @@ impl PackedBatch {
                 row += 1;
             }
         }
-        (flat, rows)
+        RealPairs { flat, rows }
     }
 
     /// A pair tensor `[B, N, N, C]` -> its real pairs `[P, C]` (`P = sum(n_b^2)`, the
@@ -134,8 +152,7 @@ impl PackedBatch {
             b == self.b && n == self.n && n2 == self.n,
             "pack_pair_features: pairs must be [B, N, N, C]"
         );
-        let (flat, _) = self.real_pairs();
-        let index = int_tensor(flat, &pairs.device());
+        let index = int_tensor(self.real_pairs().flat.clone(), &pairs.device());
         pairs.reshape([b * n * n, c]).select(0, index)
     }
 
@@ -145,8 +162,7 @@ impl PackedBatch {
     pub fn sum_pairs_per_row(&self, pairs: Tensor<2>) -> Tensor<3> {
         let [_, c] = pairs.dims();
         let device = pairs.device();
-        let (_, rows) = self.real_pairs();
-        let index = int_tensor(rows, &device);
+        let index = int_tensor(self.real_pairs().rows.clone(), &device);
         Tensor::<2>::zeros([self.rows(), c], &device)
             .select_assign(0, index, pairs, burn::tensor::IndexingUpdateOp::Add)
             .unsqueeze_dim(0)
@@ -158,9 +174,8 @@ impl PackedBatch {
         let [p, c] = pairs.dims();
         let device = pairs.device();
         let (b, n) = (self.b, self.n);
-        let (flat, _) = self.real_pairs();
         let mut index = vec![p as i64; b * n * n];
-        for (packed, &at) in flat.iter().enumerate() {
+        for (packed, &at) in self.real_pairs().flat.iter().enumerate() {
             index[at as usize] = packed as i64;
         }
         let with_zero = Tensor::cat(vec![pairs, Tensor::zeros([1, c], &device)], 0);

@@ -320,7 +320,7 @@ struct AttentionState {
     data: Data,
 }
 
-/// `dq`, `dk`, `dv` (`[B, N, d]`) and `d attn_bias` (`[B, H, N, N]`, when `with_bias`).
+/// `dq`, `dk`, `dv` (`out_dims`) and `d attn_bias` (`bias_dims`, when `with_bias`).
 fn backward(
     state: &AttentionState,
     dout: FlexTensor,

@@ -121,13 +121,18 @@ impl EncoderLayer {
     /// run such layers padded ([`EncoderLayer::packs`]).
     ///
     /// # Panics
-    /// `x` not f32 on flex, or shapes other than documented.
+    /// `x` not f32 on flex, shapes other than documented, or a layer that does not
+    /// [`EncoderLayer::packs`].
     pub fn forward_packed(
         &self,
         x: Tensor<3>,
         attn_bias: Tensor<1>,
         batch: &attn_core::PackedBatch,
     ) -> Tensor<3> {
+        assert!(
+            self.packs(&x.device()),
+            "forward_packed: DropPath while training needs the padded batch (EncoderLayer::packs)"
+        );
         let attend = |h: Tensor<3>| self.self_attn.forward_packed(h, attn_bias, batch);
         self.residual_blocks(x, attend, |h| self.drop_branch(h))
     }

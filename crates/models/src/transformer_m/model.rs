@@ -69,7 +69,8 @@ pub struct Embedded {
 pub struct EncoderOutput {
     /// `[B, N + 1, d]` final states (index 0 = graph token).
     pub states: Tensor<3>,
-    /// `[B, H, N, N]` see [`Embedded::pair_bias`].
+    /// `[B, H, N, N]` see [`Embedded::pair_bias`]; after a packed [`TransformerM::encode`]
+    /// rows of padded atoms lack the 3D term (0 there; no real atom reads them).
     pub pair_bias: Tensor<4>,
     /// `[B, N, N, 3]` see [`Embedded::delta_pos`].
     pub delta_pos: Tensor<4>,
@@ -262,17 +263,26 @@ impl TransformerM {
                 for layer in &self.layers {
                     x = layer.forward_packed(x, bias.clone(), &packed);
                 }
-                packed.unpack(x)
+                // The final LayerNorm (pre-LN) on the real rows too: padded rows stay 0.
+                packed.unpack(self.final_norm(x))
             }
             None => {
                 let mut x = e.states;
                 for layer in &self.layers {
                     x = layer.forward(x, e.attn_bias.clone(), e.attn_mask.clone());
                 }
-                x
+                self.final_norm(x)
             }
         };
         self.output(x, e.pair_bias, e.delta_pos, &e.attn_mask)
+    }
+
+    /// The LayerNorm after the last layer (pre-LN models), else `x`.
+    fn final_norm(&self, x: Tensor<3>) -> Tensor<3> {
+        match &self.final_layer_norm {
+            Some(norm) => apply_layer_norm(norm, x),
+            None => x,
+        }
     }
 
     /// The packing of the embedded batch's tokens when [`TransformerM::encode`] runs its
@@ -306,22 +316,19 @@ impl TransformerM {
             weights.push(w);
         }
         (
-            self.output(x, e.pair_bias, e.delta_pos, &e.attn_mask),
+            self.output(self.final_norm(x), e.pair_bias, e.delta_pos, &e.attn_mask),
             weights,
         )
     }
 
+    /// The encoder's output around its final states `states` (after the final norm).
     fn output(
         &self,
-        x: Tensor<3>,
+        states: Tensor<3>,
         pair_bias: Tensor<4>,
         delta_pos: Tensor<4>,
         attn_mask: &Tensor<3, Bool>,
     ) -> EncoderOutput {
-        let states = match &self.final_layer_norm {
-            Some(norm) => apply_layer_norm(norm, x),
-            None => x,
-        };
         // Row 0 of the `[B, N + 1, N + 1]` key mask is the key padding of every token;
         // its columns 1.. are the atoms'.
         let [b, t, _] = attn_mask.dims();
@@ -429,7 +436,9 @@ impl TransformerM {
         })
     }
 
-    /// Predicted coordinate noise `[B, N, 3]` (padded atoms included), or `None`
+    /// Predicted coordinate noise `[B, N, 3]` (rows of padded atoms too: the original's
+    /// values after [`TransformerM::encode_padded`], not after a packed
+    /// [`TransformerM::encode`]; only real atoms' rows are meaningful), or `None`
     /// without a denoising head. For a molecule whose 3D channel is off the unit
     /// vectors are zero, so its rows are the three projections' biases (the original
     /// returns no output for a batch without coordinates, and zeroes molecules that are

@@ -134,8 +134,8 @@ pub struct JointTerms {
 
 /// Both terms of the joint objective for `model` on `items`, batched by `batcher` (for
 /// the held-out report: every molecule in 2D+3D mode) and evaluated as the original does
-/// ([`joint_loss`] with `eval`), in batches of 64, the noise drawn from `device` seeded
-/// with `seed` (reproducible).
+/// ([`joint_loss`] with `eval`), in batches of 64, the noise drawn from a generator
+/// seeded with `seed` (reproducible, whatever else draws from `device` meanwhile).
 ///
 /// # Errors
 /// [`TrainError::Invalid`] for a molecule that cannot be batched.

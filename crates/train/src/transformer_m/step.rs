@@ -4,7 +4,6 @@
 
 use burn::optim::GradientsParams;
 use burn::prelude::*;
-use burn::tensor::Distribution;
 use burn::train::{InferenceStep, RegressionOutput, TrainOutput, TrainStep};
 use models::transformer_m::{Mode, TransformerM, TransformerMBatch};
 use mol_featurize::graphormer::{EncodingLimits, GraphormerFeatures};
@@ -103,8 +102,9 @@ impl EpochBatcher<TmExample> for TmBatcher {
         };
         let batch = TransformerMBatch::from_data(&data, &modes, device);
         if let Some(std) = self.noise_std {
-            // Drawn from the device's generator, which the loader re-seeds every epoch
-            // (reproducible on one device; several CPU workers share the generator).
+            // Drawn from the batch's own generator (seeded by the loader per batch), not
+            // the device's process-wide one: reproducible whatever else draws meanwhile
+            // (other workers, other threads).
             let [b, n] = batch.key_padding_mask.dims();
             let real = batch
                 .key_padding_mask
@@ -112,8 +112,8 @@ impl EpochBatcher<TmExample> for TmBatcher {
                 .bool_not()
                 .float()
                 .reshape([b, n, 1]);
-            let noise =
-                Tensor::<3>::random([b, n, 3], Distribution::Normal(0.0, std), device) * real;
+            let values = normal_f32(rng, b * n * 3, std);
+            let noise = Tensor::<3>::from_data(TensorData::new(values, [b, n, 3]), device) * real;
             let noisy = batch.coordinates.clone() + noise.clone();
             return Ok(TmBatch {
                 batch: batch.with_coordinates(noisy),
@@ -221,5 +221,53 @@ impl InferenceStep for TmDenoiser {
 
     fn step(&self, item: TmBatch) -> RegressionOutput {
         denoise(&self.model, item).1
+    }
+}
+
+/// `count` draws of N(0, std^2) from `rng` (Box-Muller: two uniforms give two normals).
+/// By hand: one small formula, where `rand_distr` would be a dependency for it alone.
+fn normal_f32(rng: &mut StdRng, count: usize, std: f64) -> Vec<f32> {
+    use rand::Rng;
+    let mut out = Vec::with_capacity(count + 1);
+    while out.len() < count {
+        // u1 in (0, 1]: ln(u1) finite.
+        let u1 = 1.0 - rng.random::<f64>();
+        let u2 = rng.random::<f64>();
+        let r = (-2.0 * u1.ln()).sqrt() * std;
+        let angle = std::f64::consts::TAU * u2;
+        out.push((r * angle.cos()) as f32);
+        out.push((r * angle.sin()) as f32);
+    }
+    out.truncate(count);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+
+    /// The noise has the requested mean 0 and standard deviation, and a seed repeats it.
+    #[test]
+    fn normal_noise_has_the_requested_spread_and_repeats_for_a_seed() {
+        let n = 100_001;
+        let v = super::normal_f32(&mut StdRng::seed_from_u64(3), n, 0.2);
+        assert_eq!(v.len(), n);
+        let mean = v.iter().map(|&x| f64::from(x)).sum::<f64>() / n as f64;
+        let var = v
+            .iter()
+            .map(|&x| (f64::from(x) - mean).powi(2))
+            .sum::<f64>()
+            / n as f64;
+        // Standard errors: mean 0.2 / sqrt(n) = 6.3e-4; std about 0.2 / sqrt(2n) = 4.5e-4.
+        assert!(mean.abs() < 0.003, "{mean}");
+        assert!((var.sqrt() - 0.2).abs() < 0.003, "{}", var.sqrt());
+        // Tails as a normal's: about 4.55% beyond 2 std.
+        let tail = v.iter().filter(|x| x.abs() > 0.4).count() as f64 / n as f64;
+        assert!((tail - 0.0455).abs() < 0.004, "{tail}");
+        assert_eq!(
+            v[..10],
+            super::normal_f32(&mut StdRng::seed_from_u64(3), 10, 0.2)[..]
+        );
     }
 }
