@@ -176,6 +176,19 @@ impl GraphBuilder {
         name
     }
 
+    /// A rank-0 i64 constant (`CumSum`'s axis).
+    pub fn i64_scalar(&mut self, value: i64) -> String {
+        let name = self.fresh("const_i64");
+        self.graph.initializer.push(TensorProto {
+            name: name.clone(),
+            dims: vec![],
+            data_type: DataType::INT64 as i32,
+            raw_data: value.to_le_bytes().to_vec(),
+            ..Default::default()
+        });
+        name
+    }
+
     /// Adds a node of `op_type` with one output; returns the output's name.
     pub fn node(&mut self, op_type: &str, inputs: &[&str], attrs: &[(&str, Attr)]) -> String {
         let output = self.fresh(&op_type.to_lowercase());

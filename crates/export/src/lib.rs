@@ -4,7 +4,8 @@
 //! transposes, reductions or masking, so each model has a hand-written lowering that reads
 //! the weights of the Burn module and emits the same arithmetic, op for op, in opset
 //! [`graph::OPSET`]:
-//! - [`mat::mat_to_onnx`]: the Molecule Attention Transformer.
+//! - [`mat::mat_to_onnx`]: the Molecule Attention Transformer, its row-wise work on the
+//!   real atoms only ([`packing`]).
 //! - [`msa::msa_global_attention_to_onnx`]: AlphaFold MSA column global attention.
 //! - [`transformer_m::transformer_m_to_onnx`]: Transformer-M (2D and 3D channels).
 //! - [`smiles_gpt::smiles_gpt_step_to_onnx`]: the SMILES generator's decoder step, past
@@ -25,6 +26,7 @@ pub mod graph;
 pub mod mat;
 pub mod msa;
 pub mod npz;
+pub mod packing;
 pub mod run_export;
 pub mod smiles_gpt;
 pub mod transformer_m;

@@ -8,6 +8,10 @@
 //! - `distances` f32 `[batch, atoms, atoms]`, Angstrom
 //!
 //! Output: `prediction` f32 `[batch, num_targets]` (regression values or logits).
+//!
+//! The row-wise work runs on the real atoms only ([`crate::packing`]): padded atoms'
+//! `node_features` are never read, and the graph costs what the molecules cost, not the
+//! padded batch (issue #42 item 4).
 
 use attn_core::mask::{MASKED_DISTANCE, MASKED_LOGIT};
 use attn_core::molecule_attention::ADJACENCY_EPS;
@@ -22,6 +26,7 @@ use mol_featurize::MatBatchData;
 use onnx_protobuf::ModelProto;
 
 use crate::graph::{Attr, Dim, Elem, GraphBuilder};
+use crate::packing::RowPacking;
 use crate::verify::Feed;
 
 /// Values of a parameter as f32.
@@ -133,8 +138,12 @@ struct Masks {
     key3: String,
 }
 
+/// Molecule attention of the packed rows `x` `[R, d]` (queries, keys and values projected
+/// on the rows, the `[B, H, N, N]` mixing in the padded layout); returns `[R, d]`.
+#[allow(clippy::too_many_arguments)]
 fn attention(
     g: &mut GraphBuilder,
+    packing: &mut RowPacking,
     x: &str,
     name: &str,
     att: &MoleculeAttention,
@@ -143,8 +152,9 @@ fn attention(
     masks: &Masks,
 ) -> String {
     let (h, d_k) = (att.num_heads as i64, att.d_k as i64);
-    let heads = |g: &mut GraphBuilder, lin: &Linear, part: &str, perm: &[i64]| {
-        let y = linear(g, x, &format!("{name}.{part}"), lin);
+    let mut heads = |g: &mut GraphBuilder, lin: &Linear, part: &str, perm: &[i64]| {
+        let y = linear(g, x, &format!("{name}.{part}"), lin); // [R, H d_k]
+        let y = packing.unpack(g, &y, (h * d_k) as usize); // [B, N, H d_k]
         let y = g.reshape(&y, &[0, 0, h, d_k]);
         g.transpose(&y, perm)
     };
@@ -182,8 +192,8 @@ fn attention(
     let p = g.add(&p_attn, &p_mix);
 
     let out = g.matmul(&p, &v);
-    let out = g.transpose(&out, &[0, 2, 1, 3]);
-    let out = g.reshape(&out, &[0, 0, h * d_k]);
+    let out = g.transpose(&out, &[0, 2, 1, 3]); // [B, N, H, d_k]
+    let out = packing.pack(g, &out, (h * d_k) as usize); // [R, H d_k]
     linear(g, &out, &format!("{name}.output"), &att.output)
 }
 
@@ -231,13 +241,24 @@ pub fn mat_to_onnx(model: &MatModel, metadata: &[(String, String)]) -> ModelProt
         key4: g.unsqueeze(&mask, &[1, 2]),
         key3: g.unsqueeze(&mask, &[1]),
     };
+    // No bonds toward padded atoms, so that the adjacency term never mixes in their
+    // (unpacked, zero) values. The featurizer and the original's loader pad adjacency
+    // with 0, where this changes nothing; a hand-made batch with bonds into padding gets
+    // Burn's packed semantics, not its padded ones.
+    let no_bond = g.scalar(0.0);
+    let adjacency = g.node("Where", &[&masks.key3, &no_bond, &adjacency], &[]);
 
+    // Every row-wise op runs on the real atoms' rows `[R, d]` (`RowPacking`); only the
+    // attention's `[B, H, N, N]` mixing sees the padded layout.
+    let mut packing = RowPacking::new(&mut g, &mask);
+    let x = packing.pack(&mut g, &x, d_atom);
     let mut h = linear(&mut g, &x, "src_embed.lut", &model.src_embed.lut);
     for (i, layer) in model.encoder.layers.iter().enumerate() {
         let name = format!("encoder.layers.{i}");
         let n1 = norm(&mut g, &h, &format!("{name}.norm_attn"), &layer.norm_attn);
         let a = attention(
             &mut g,
+            &mut packing,
             &n1,
             &format!("{name}.self_attn"),
             &layer.self_attn,
@@ -256,6 +277,7 @@ pub fn mat_to_onnx(model: &MatModel, metadata: &[(String, String)]) -> ModelProt
         h = g.add(&h, &f);
     }
     let h = norm(&mut g, &h, "encoder.norm", &model.encoder.norm);
+    let h = packing.unpack(&mut g, &h, d_model); // [B, N, d], 0 at padded atoms
 
     // Generator: masked pooling over atoms.
     let gen_ = &model.generator;

@@ -408,11 +408,14 @@ fn packed_trains_as_padded(placement: LayerNormPlacement) {
     let dev = device().autodiff();
     dev.seed(5);
     // The uniform Gaussian init: the 3D channel moves the outputs well above rounding.
-    let model = tiny()
+    let mut model = tiny()
         .with_denoising_head(true)
         .with_layer_norm(placement)
         .with_gaussian_init(GaussianInit::Uniform)
         .init(&dev);
+    // No dropout anywhere: the device's generator is shared with the tests running beside
+    // this one, so seeding it cannot fix a mask (the denoising head's 0.1 made this flaky).
+    model.denoise_head.as_mut().unwrap().dropout.prob = 0.0;
     let feats = molecules();
     let all = [&feats[0], &feats[1], &feats[0]];
     let data = pad_graphormer_batch(&all, &EncodingLimits::default()).unwrap();
@@ -437,15 +440,11 @@ fn packed_trains_as_padded(placement: LayerNormPlacement) {
         }
     }
     let run = |packed: bool| {
-        dev.seed(7);
         let out = if packed {
             model.encode(&b)
         } else {
             model.encode_padded(&b)
         };
-        // The same dropout masks in the denoising head on both runs (the packed layers
-        // leave the generator elsewhere).
-        dev.seed(9);
         if packed {
             // The packing ran: molecule 0's token row 4 (padding) is exactly 0.
             let states = out.states.clone().inner().try_into_vec_as::<f32>().unwrap();
@@ -457,9 +456,6 @@ fn packed_trains_as_padded(placement: LayerNormPlacement) {
         model.visit(&mut visitor);
         (l.inner().into_scalar::<f32>(), visitor.1)
     };
-    // The first dropout draw after seeding differs from later ones (on this device, the
-    // first call's mask ignores the seed): one call first, then the two compared.
-    let _ = run(false);
     let (loss_packed, packed) = run(true);
     let (loss_padded, padded) = run(false);
     assert!(
