@@ -28,6 +28,9 @@ pub struct RunControl {
     pub conformer_cache: Option<std::path::PathBuf>,
     /// Devices (`None`: the `device` argument alone).
     pub devices: Option<Devices>,
+    /// Validations and checkpoints per pass over the training data (0 or 1: once, at the
+    /// end of each epoch); see [`crate::engine::FitSettings::checkpoints_per_epoch`].
+    pub checkpoints_per_epoch: usize,
 }
 
 impl RunControl {

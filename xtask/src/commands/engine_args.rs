@@ -39,6 +39,11 @@ pub struct EngineArgs {
     /// one line per epoch otherwise).
     #[arg(long)]
     pub quiet: bool,
+    /// Validate and checkpoint this many times per pass over the training data (each part
+    /// a run of consecutive batches of the epoch's shuffle): a long run killed mid-epoch
+    /// resumes from the last part instead of the last epoch. --patience counts parts.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub checkpoints_per_epoch: u64,
 }
 
 /// `--strategy`.
@@ -111,6 +116,7 @@ impl EngineArgs {
             interrupt_after_batches: None,
             conformer_cache: None,
             devices: Some(self.devices()?),
+            checkpoints_per_epoch: self.checkpoints_per_epoch as usize,
         })
     }
 }
@@ -160,6 +166,7 @@ mod tests {
             force: false,
             max_atoms: None,
             quiet: false,
+            checkpoints_per_epoch: 1,
         }
     }
 

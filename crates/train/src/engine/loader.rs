@@ -13,6 +13,12 @@
 //! different ones every epoch, sit out each epoch. Several devices on the CPU backend share
 //! its one random generator between threads, so such runs are not bit-reproducible.
 //!
+//! A long run can checkpoint several times per pass over the data (`parts`, the
+//! `--checkpoints-per-epoch` flag): burn-train's epoch `e` is then part
+//! `(e - 1) % parts` of data epoch `(e - 1) / parts + 1`, a run of consecutive batches of
+//! that data epoch's permutation, so the parts of one data epoch together are exactly the
+//! batches of the undivided epoch and a run killed mid-epoch loses at most one part.
+//!
 //! Written here rather than taken from burn's `DataLoaderBuilder` because burn's shuffle
 //! draws every epoch from one generator that a resumed run restarts from the seed (the
 //! resumed epoch would see epoch 1's order) and it has no per-batch generator.
@@ -58,6 +64,9 @@ pub struct EpochPlan {
     pub max_batches_total: Option<usize>,
     /// Devices the loader will be sliced for (1: no slicing).
     pub devices: usize,
+    /// Loader epochs (burn-train's epochs: validation and a checkpoint after each) per
+    /// pass over the data; 0 is read as 1.
+    pub parts: usize,
 }
 
 impl EpochPlan {
@@ -70,9 +79,21 @@ impl EpochPlan {
         }
     }
 
-    /// Batches per epoch of each device (optimiser steps per epoch) for `n` molecules.
+    /// Batches per data epoch of each device (optimiser steps per pass over the data,
+    /// all parts together) for `n` molecules.
     pub fn batches_per_epoch(&self, n: usize) -> usize {
         self.slice_len(n).div_ceil(self.batch_size.max(1))
+    }
+
+    /// Loader epochs per data epoch (at least 1).
+    pub fn parts(&self) -> usize {
+        self.parts.max(1)
+    }
+
+    /// Loader epoch `epoch` (1-based) -> (its data epoch, 1-based; its part, 0-based).
+    pub fn data_epoch(&self, epoch: usize) -> (usize, usize) {
+        let e = epoch.max(1) - 1;
+        (e / self.parts() + 1, e % self.parts())
     }
 }
 
@@ -155,12 +176,13 @@ where
 {
     fn iter<'a>(&'a self) -> Box<dyn DataLoaderIterator<B::Batch> + 'a> {
         let epoch = self.next_epoch.fetch_add(1, Ordering::SeqCst);
-        // One permutation of all molecules per epoch; this slice takes its positions.
+        let (data_epoch, part) = self.plan.data_epoch(epoch);
+        // One permutation of all molecules per data epoch; this slice takes its positions.
         let mut order: Vec<usize> = (0..self.items.len()).collect();
         if self.plan.shuffle {
             order.shuffle(&mut StdRng::seed_from_u64(epoch_seed(
                 self.plan.seed,
-                epoch,
+                data_epoch,
                 None,
             )));
         }
@@ -170,10 +192,15 @@ where
         }
         let size = self.plan.batch_size.max(1);
         let mut batches: Vec<Vec<usize>> = order.chunks(size).map(<[usize]>::to_vec).collect();
+        // This part's run of batches, cut on the undivided epoch's batch count.
+        let (all, parts) = (batches.len(), self.plan.parts());
+        let (first, end) = (part * all / parts, (part + 1) * all / parts);
         if let Some(total) = self.plan.max_batches_total {
-            let done = (epoch - 1) * self.plan.batches_per_epoch(self.items.len());
+            let done = (data_epoch - 1) * self.plan.batches_per_epoch(self.items.len());
             batches.truncate(total.saturating_sub(done));
         }
+        batches.truncate(end);
+        batches.drain(..first.min(batches.len()));
         let items_total = batches.iter().map(Vec::len).sum();
         Box::new(EpochIter {
             loader: self,
@@ -279,6 +306,7 @@ mod tests {
             reseed_device: false,
             max_batches_total: max,
             devices,
+            parts: 1,
         };
         EpochLoader::new(Arc::new((0..n).collect()), Indices, plan, 1, Device::flex())
     }
@@ -339,5 +367,38 @@ mod tests {
         assert_eq!(epoch(&resumed), epochs[2]);
         assert_eq!(epoch(&resumed), epochs[3]);
         assert_ne!(epochs[0], epochs[1]);
+    }
+
+    #[test]
+    fn parts_of_an_epoch_are_its_batches_in_order_and_resume_mid_epoch() {
+        // 30 molecules, batch 4: 8 batches per data epoch, cut into 3 parts of 2, 3, 3.
+        let whole = loader(30, 1, None);
+        let data: Vec<Vec<Vec<usize>>> = (0..2).map(|_| epoch(&whole)).collect();
+        let plan = EpochPlan {
+            parts: 3,
+            ..whole.plan
+        };
+        let items = Arc::new((0..30).collect::<Vec<usize>>());
+        let parted = EpochLoader::new(items.clone(), Indices, plan, 1, Device::flex());
+        let parts: Vec<Vec<Vec<usize>>> = (0..6).map(|_| epoch(&parted)).collect();
+        assert_eq!(
+            parts.iter().map(Vec::len).collect::<Vec<_>>(),
+            vec![2, 3, 3, 2, 3, 3]
+        );
+        assert_eq!(parts[..3].concat(), data[0]);
+        assert_eq!(parts[3..].concat(), data[1]);
+        // Resumed after loader epoch 4 (part 1 of data epoch 2): parts 2 and 3 of it.
+        let resumed = EpochLoader::new(items.clone(), Indices, plan, 5, Device::flex());
+        assert_eq!(epoch(&resumed), parts[4]);
+        assert_eq!(epoch(&resumed), parts[5]);
+        // A step budget of 10 (one data epoch and 2 batches) ends in data epoch 2's first
+        // part.
+        let budget = EpochPlan {
+            max_batches_total: Some(10),
+            ..plan
+        };
+        let cut = EpochLoader::new(items, Indices, budget, 1, Device::flex());
+        let steps: Vec<usize> = (0..6).map(|_| epoch(&cut).len()).collect();
+        assert_eq!(steps, vec![2, 3, 3, 2, 0, 0]);
     }
 }

@@ -71,7 +71,8 @@ pub struct FitSettings {
     pub run_dir: PathBuf,
     /// Maximum epochs.
     pub epochs: usize,
-    /// Stop after this many epochs without a validation improvement.
+    /// Stop after this many validations without an improvement (epochs, or parts of one
+    /// with `checkpoints_per_epoch`).
     pub patience: usize,
     /// What picks the best epoch and drives early stopping.
     pub selection: Selection,
@@ -90,6 +91,11 @@ pub struct FitSettings {
     pub interrupt_after_batches: Option<usize>,
     /// Cut training to this many optimiser steps in total (step-budgeted runs).
     pub max_steps: Option<usize>,
+    /// Validations and checkpoints per pass over the training data (0 is read as 1):
+    /// burn-train then runs `epochs * checkpoints_per_epoch` shorter epochs, each a run
+    /// of consecutive batches of one data epoch ([`EpochPlan::parts`]); `patience`, the
+    /// history and the checkpoints count those. For long runs that must survive a kill.
+    pub checkpoints_per_epoch: usize,
 }
 
 impl FitSettings {
@@ -114,7 +120,14 @@ impl FitSettings {
             progress: control.progress,
             interrupt_after_batches: control.interrupt_after_batches,
             max_steps: None,
+            checkpoints_per_epoch: control.checkpoints_per_epoch,
         }
+    }
+
+    /// burn-train's epochs: `epochs` passes over the data, each in
+    /// `checkpoints_per_epoch` parts.
+    pub fn loader_epochs(&self) -> usize {
+        self.epochs * self.train_plan().parts()
     }
 
     /// Optimiser steps per epoch on `n_train` molecules: one step takes one batch per
@@ -131,6 +144,7 @@ impl FitSettings {
             reseed_device: true,
             max_batches_total: self.max_steps,
             devices: self.devices.len(),
+            parts: self.checkpoints_per_epoch,
         }
     }
 }
@@ -188,6 +202,7 @@ where
         batch_size: settings.batch_size,
         devices: settings.devices.len(),
         max_steps: settings.max_steps,
+        checkpoints_per_epoch: settings.train_plan().parts(),
     };
     let resume_after = prepare_run_dir(run_dir, settings.resume, &identity, settings.progress)?;
     let (name, higher) = (
@@ -205,7 +220,7 @@ where
     let stopped_early = done > 0
         && done - best_epoch(&history[..done.min(history.len())], higher) >= settings.patience;
     let mut train_seconds = previous_seconds;
-    if done < settings.epochs && !stopped_early {
+    if done < settings.loader_epochs() && !stopped_early {
         let started = Instant::now();
         let main = settings.devices.main().clone();
         let interrupter = Interrupter::new();
@@ -220,6 +235,7 @@ where
             reseed_device: false,
             max_batches_total: None,
             devices: 1,
+            parts: 1,
             ..train_plan
         };
         let train_loader = EpochLoader::new(
@@ -269,7 +285,7 @@ where
                 .early_stopping(Patience::new(name, direction, settings.patience))
                 .metrics((LossMetric::new(),))
                 .metric_train_numeric(LearningRateMetric::new())
-                .num_epochs(settings.epochs)
+                .num_epochs(settings.loader_epochs())
                 .with_interrupter(interrupter.clone())
                 .with_application_logger(None)
                 .renderer(progress::renderer(

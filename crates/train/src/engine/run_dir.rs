@@ -100,6 +100,13 @@ pub(super) struct RunIdentity {
     pub(super) batch_size: usize,
     pub(super) devices: usize,
     pub(super) max_steps: Option<usize>,
+    /// Loader epochs per data epoch (runs before the option have 1).
+    #[serde(default = "one")]
+    pub(super) checkpoints_per_epoch: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// Deletes the checkpoint files of `dir` except those of the epochs in `keep` (burn-train's

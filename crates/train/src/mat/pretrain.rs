@@ -377,6 +377,7 @@ pub fn pretrain_mat(
         devices,
         progress: control.progress,
         interrupt_after_batches: control.interrupt_after_batches,
+        checkpoints_per_epoch: control.checkpoints_per_epoch,
         max_steps: None,
     };
     let total = spec.epochs * settings.steps_per_epoch(train.len());

@@ -262,6 +262,7 @@ pub fn pretrain_denoising(
         devices,
         progress: control.progress,
         interrupt_after_batches: control.interrupt_after_batches,
+        checkpoints_per_epoch: control.checkpoints_per_epoch,
         max_steps: Some(spec.steps),
     };
     // The step budget cut into epochs (the last one partial).

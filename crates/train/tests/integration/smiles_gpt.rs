@@ -358,3 +358,60 @@ fn conditional_generator_fine_tunes_from_a_run_and_samples_under_its_condition()
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A run validated and checkpointed 3 times per epoch (`checkpoints_per_epoch`, for long
+/// MOSES runs): 2 epochs give 6 validations; killed in the middle of the second part, it
+/// resumes from the first part's checkpoint and ends with the straight run's learning
+/// curve, bit for bit; resuming it with another number of parts is refused.
+#[test]
+fn checkpoints_within_an_epoch_resume_mid_epoch() {
+    use train::TrainError;
+    let _rng = crate::rng_exclusive();
+    let dir = scratch("smiles-gpt-parts");
+    let spec = spec(corpus(&dir));
+    let dev = Device::flex();
+    let control = RunControl {
+        progress: train::engine::Progress::Quiet,
+        checkpoints_per_epoch: 3,
+        ..Default::default()
+    };
+    let curve = |run: &str| {
+        train::engine::read_history(&dir.join(run), "Loss")
+            .iter()
+            .map(|h| {
+                (
+                    h.epoch,
+                    h.train_loss.to_bits(),
+                    h.valid_loss.to_bits(),
+                    h.learning_rate.to_bits(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    train_smiles_gpt(&spec, &dir.join("straight"), &control, &dev).unwrap();
+    let straight = curve("straight");
+    assert_eq!(straight.len(), 6, "{straight:?}");
+    // 270 training molecules, batch 32: 9 batches per epoch, 3 per part; stopped in the
+    // second part.
+    let stop = RunControl {
+        interrupt_after_batches: Some(5),
+        ..control.clone()
+    };
+    match train_smiles_gpt(&spec, &dir.join("resumed"), &stop, &dev) {
+        Err(TrainError::Interrupted { epochs_done: 1 }) => {}
+        other => panic!("expected an interruption after one part, got {other:?}"),
+    }
+    let other_parts = RunControl {
+        resume: true,
+        checkpoints_per_epoch: 1,
+        ..control.clone()
+    };
+    assert!(train_smiles_gpt(&spec, &dir.join("resumed"), &other_parts, &dev).is_err());
+    let resume = RunControl {
+        resume: true,
+        ..control.clone()
+    };
+    train_smiles_gpt(&spec, &dir.join("resumed"), &resume, &dev).unwrap();
+    assert_eq!(curve("resumed"), straight);
+    let _ = std::fs::remove_dir_all(&dir);
+}
