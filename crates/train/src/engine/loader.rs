@@ -90,6 +90,21 @@ impl EpochPlan {
         self.parts.max(1)
     }
 
+    /// burn-train's epochs for `data_epochs` passes over `n` molecules: every part of
+    /// each pass, up to the one where a step budget (`max_batches_total`) runs out, so a
+    /// budgeted run has no empty parts at its end.
+    pub fn loader_epochs(&self, n: usize, data_epochs: usize) -> usize {
+        let parts = self.parts();
+        let all = data_epochs * parts;
+        let Some(total) = self.max_batches_total else {
+            return all;
+        };
+        let per_epoch = self.batches_per_epoch(n);
+        // Batches through loader epoch k: whole data epochs, then the part boundaries.
+        let through = |k: usize| (k / parts) * per_epoch + (k % parts) * per_epoch / parts;
+        (1..=all).find(|&k| through(k) >= total).unwrap_or(all)
+    }
+
     /// Loader epoch `epoch` (1-based) -> (its data epoch, 1-based; its part, 0-based).
     pub fn data_epoch(&self, epoch: usize) -> (usize, usize) {
         let e = epoch.max(1) - 1;
@@ -400,5 +415,8 @@ mod tests {
         let cut = EpochLoader::new(items, Indices, budget, 1, Device::flex());
         let steps: Vec<usize> = (0..6).map(|_| epoch(&cut).len()).collect();
         assert_eq!(steps, vec![2, 3, 3, 2, 0, 0]);
+        // ... so the run stops after 4 loader epochs, not 6 (2 of them empty).
+        assert_eq!(budget.loader_epochs(30, 2), 4);
+        assert_eq!(plan.loader_epochs(30, 2), 6);
     }
 }

@@ -124,12 +124,6 @@ impl FitSettings {
         }
     }
 
-    /// burn-train's epochs: `epochs` passes over the data, each in
-    /// `checkpoints_per_epoch` parts.
-    pub fn loader_epochs(&self) -> usize {
-        self.epochs * self.train_plan().parts()
-    }
-
     /// Optimiser steps per epoch on `n_train` molecules: one step takes one batch per
     /// device, and each device gets `n_train / devices` molecules ([`EpochLoader`]).
     pub fn steps_per_epoch(&self, n_train: usize) -> usize {
@@ -220,7 +214,12 @@ where
     let stopped_early = done > 0
         && done - best_epoch(&history[..done.min(history.len())], higher) >= settings.patience;
     let mut train_seconds = previous_seconds;
-    if done < settings.loader_epochs() && !stopped_early {
+    // burn-train's epochs: `epochs` passes in `checkpoints_per_epoch` parts, cut where a
+    // step budget ends.
+    let loader_epochs = settings
+        .train_plan()
+        .loader_epochs(train_items.len(), settings.epochs);
+    if done < loader_epochs && !stopped_early {
         let started = Instant::now();
         let main = settings.devices.main().clone();
         let interrupter = Interrupter::new();
@@ -285,7 +284,7 @@ where
                 .early_stopping(Patience::new(name, direction, settings.patience))
                 .metrics((LossMetric::new(),))
                 .metric_train_numeric(LearningRateMetric::new())
-                .num_epochs(settings.loader_epochs())
+                .num_epochs(loader_epochs)
                 .with_interrupter(interrupter.clone())
                 .with_application_logger(None)
                 .renderer(progress::renderer(
