@@ -81,6 +81,45 @@ impl Blas {
     }
 }
 
+impl Blas {
+    /// `c[m, n] += a[m, k] b[k, n]`, every matrix row-major and contiguous, on the calling
+    /// thread (one `cblas_sgemm` call, beta = 1). For callers that run their own threads
+    /// (the SMILES generator's fused decoding step, one part of the batch per thread).
+    ///
+    /// # Panics
+    /// If a slice is shorter than its matrix or a dimension exceeds `i32::MAX`.
+    pub fn gemm_accumulate(&self, [m, n, k]: [usize; 3], a: &[f32], b: &[f32], c: &mut [f32]) {
+        assert!(
+            a.len() >= m * k && b.len() >= k * n && c.len() >= m * n,
+            "gemm_accumulate: slices shorter than [{m}, {k}] x [{k}, {n}] -> [{m}, {n}]"
+        );
+        let int = |x: usize| c_int::try_from(x).expect("gemm_accumulate: dimension over i32");
+        if m == 0 || n == 0 || k == 0 {
+            return;
+        }
+        // SAFETY: the slices hold the three row-major matrices (checked above), and the
+        // leading dimensions are their row lengths.
+        unsafe {
+            (self.sgemm)(
+                CBLAS_ROW_MAJOR,
+                CBLAS_NO_TRANS,
+                CBLAS_NO_TRANS,
+                int(m),
+                int(n),
+                int(k),
+                1.0,
+                a.as_ptr(),
+                int(k),
+                b.as_ptr(),
+                int(n),
+                1.0,
+                c.as_mut_ptr(),
+                int(n),
+            );
+        }
+    }
+}
+
 impl std::fmt::Debug for Blas {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.description())

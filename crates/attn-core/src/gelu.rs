@@ -49,6 +49,26 @@ pub fn gelu<const D: usize>(x: Tensor<D>) -> Tensor<D> {
     }
 }
 
+/// `out[i] = gelu(xs[i])` on the calling thread, the same values as [`gelu()`] on flex
+/// (the vector path where the CPU has AVX2 and FMA). For a caller that runs its own
+/// threads on raw buffers (the SMILES generator's fused decoding step).
+///
+/// # Panics
+/// If `out` is shorter than `xs`.
+pub fn gelu_into(xs: &[f32], out: &mut [f32]) {
+    assert!(
+        out.len() >= xs.len(),
+        "gelu_into: output shorter than input"
+    );
+    #[cfg(target_arch = "x86_64")]
+    if avx2_fma() {
+        // SAFETY: the CPU has AVX2 and FMA (checked above).
+        unsafe { chunk_avx2(xs, None, out) };
+        return;
+    }
+    chunk_portable(xs, None, out);
+}
+
 /// `gelu(x)` (no `grad`) or `grad * gelu'(x)`, elementwise, in parallel chunks.
 fn map(x: &FlexTensor, grad: Option<&[f32]>) -> FlexTensor {
     let xs = values(x);

@@ -109,6 +109,29 @@ pub fn apply_layer_norm<const D: usize>(norm: &LayerNorm, eps: f64, x: Tensor<D>
         .unwrap_or_else(|| norm.forward(x))
 }
 
+/// The forward of [`layer_norm()`] on raw rows, on the calling thread: `x` holds rows of
+/// `d = gamma.len()` values, `out` receives `gamma * (x - mean) / s + beta` per row (the
+/// same values as [`layer_norm()`] on flex). For a caller that runs its own threads (the
+/// SMILES generator's fused decoding step).
+///
+/// # Panics
+/// If `beta` is not as long as `gamma`, `x` is not whole rows, or `out` is shorter
+/// than `x`.
+pub fn layer_norm_rows(x: &[f32], gamma: &[f32], beta: &[f32], kind: RowNorm, out: &mut [f32]) {
+    let d = gamma.len();
+    assert!(
+        beta.len() == d && d > 0 && x.len().is_multiple_of(d) && out.len() >= x.len(),
+        "layer_norm_rows: rows of {d} values expected"
+    );
+    for (y, x) in out.chunks_mut(d).zip(x.chunks(d)) {
+        let [mean, s, _] = row_stats(x, kind);
+        let inv = 1.0 / s;
+        for (((y, &x), &g), &b) in y.iter_mut().zip(x).zip(gamma).zip(beta) {
+            *y = (x - mean) * inv * g + b;
+        }
+    }
+}
+
 /// Per row: the mean, `s`, and the backward coefficient `k`.
 type RowStats = [f32; 3];
 

@@ -85,6 +85,6 @@ pub use norm::{MatLayerNorm, MatLayerNormConfig, MatNorm, NormKind, ScaleNorm, S
 pub use packed_attention::PackedInputs;
 pub use packing::PackedBatch;
 pub use sequence_attention::{
-    AttentionPattern, KvCache, SequenceAttentionConfig, SequenceSelfAttention,
-    scaled_dot_product_attention,
+    AttentionPattern, HeadCache, KvCache, SequenceAttentionConfig, SequenceSelfAttention,
+    attend_cached, scaled_dot_product_attention, visible_keys,
 };

@@ -11,12 +11,15 @@
 //! - [`SequenceSelfAttention`]: the multi-head layer (GPT's `c_attn` / `c_proj`), one
 //!   forward for training and for cached decoding.
 //! - [`KvCache`]: `[B, H, max_len, d]` keys and values written in place.
+//! - [`attend_cached()`]: one query's attention over a cache on raw buffers (a fused
+//!   decoding step's).
 //!
 //! Reference: PyTorch `torch.nn.functional.scaled_dot_product_attention` (its boolean
 //! `attn_mask` is `true` where a position *is attended*, the opposite of our convention);
 //! the parity fixture is `fixtures/gen/sequence_attention_reference.py`.
 
 mod cache;
+mod decode;
 mod local;
 mod pattern;
 #[cfg(test)]
@@ -26,6 +29,7 @@ use burn::nn::{Dropout, DropoutConfig, Initializer, Linear, LinearConfig};
 use burn::prelude::*;
 
 pub use cache::KvCache;
+pub use decode::{HeadCache, attend_cached, visible_keys};
 pub use local::local_attention;
 pub use pattern::{AttentionPattern, score_mask};
 

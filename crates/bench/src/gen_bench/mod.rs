@@ -20,6 +20,7 @@ use burn::optim::GradientsParams;
 use burn::prelude::*;
 use models::SmilesGpt;
 use models::smiles_gpt::sampling::{SamplingSettings, sample_token};
+use models::smiles_gpt::{CpuDecoder, CpuWeights};
 use mol_featurize::smiles_tokenizer::BOS;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -117,29 +118,39 @@ pub fn run_row(
             let v = net.vocab_size();
             let settings = SamplingSettings::default();
             // As `sample_batch` decodes on the CPU: the batch in one part per thread, each
-            // row with its own generator; every row takes `steps` steps, as the PyTorch
-            // loop does.
+            // row with its own generator, the steps through the fused CPU decoder when a
+            // BLAS is loaded (Burn's cached forward otherwise); every row takes `steps`
+            // steps, as the PyTorch loop does.
             let parts = models::parallel::inference_parts(&device);
+            let weights = CpuWeights::from_model(&net);
             let decode = |start: usize, end: usize| -> Result<()> {
                 let b = end - start;
-                let mut cache = net.new_cache(b, &device);
+                let mut fused = weights.as_ref().map(|w| CpuDecoder::new(w, b));
+                let mut cache = fused.is_none().then(|| net.new_cache(b, &device));
                 let mut rngs: Vec<StdRng> = (start..end)
                     .map(|row| StdRng::seed_from_u64(row as u64))
                     .collect();
-                let mut ids = vec![BOS as i64; b];
+                let mut ids = vec![BOS; b];
                 for _ in 0..steps {
-                    let input =
-                        Tensor::<2, Int>::from_data(TensorData::new(ids.clone(), [b, 1]), &device);
-                    let logits: Vec<f32> = net
-                        .forward(input, None, Some(&mut cache))
-                        .map_err(anyhow::Error::msg)?
-                        .try_into_vec_as()?;
+                    let logits: Vec<f32> = match fused.as_mut() {
+                        Some(decoder) => decoder.step(&ids).map_err(anyhow::Error::msg)?.to_vec(),
+                        None => {
+                            let input = ids.iter().map(|&i| i as i64).collect::<Vec<_>>();
+                            let input = Tensor::<2, Int>::from_data(
+                                TensorData::new(input, [b, 1]),
+                                &device,
+                            );
+                            net.forward(input, None, cache.as_mut())
+                                .map_err(anyhow::Error::msg)?
+                                .try_into_vec_as()?
+                        }
+                    };
                     for (row, id) in ids.iter_mut().enumerate() {
                         *id = sample_token(
                             &logits[row * v..(row + 1) * v],
                             &settings,
                             &mut rngs[row],
-                        ) as i64;
+                        );
                     }
                 }
                 Ok(())

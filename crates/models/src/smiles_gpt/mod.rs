@@ -5,6 +5,8 @@
 //! - [`SmilesGpt`]: the model; one `forward` for training (whole sequences) and for
 //!   decoding (new tokens with the layers' caches).
 //! - [`Condition`]: MolGPT's property and scaffold conditioning positions.
+//! - [`CpuDecoder`]: the one-token decoding step on the CPU as raw-buffer passes (what
+//!   sampling uses there; the same logits as `forward`).
 //! - [`sampling`]: temperature and top-k sampling from the last position's logits,
 //!   seeded, separate from the model (as llama-burn's `sampling.rs`).
 
@@ -12,6 +14,9 @@ mod condition;
 #[cfg(test)]
 mod condition_tests;
 mod config;
+mod cpu_decoder;
+#[cfg(test)]
+mod cpu_decoder_tests;
 mod model;
 pub mod sampling;
 #[cfg(test)]
@@ -19,4 +24,5 @@ mod tests;
 
 pub use condition::Condition;
 pub use config::SmilesGptConfig;
+pub use cpu_decoder::{CpuDecoder, CpuWeights};
 pub use model::{Block, DecoderCache, SmilesGpt};

@@ -7,7 +7,7 @@ use mol_featurize::smiles_tokenizer::{BOS, EOS, PAD, UNK};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use super::{Condition, SmilesGpt};
+use super::{Condition, CpuDecoder, CpuWeights, DecoderCache, SmilesGpt};
 
 /// How the next token is drawn.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,7 +70,9 @@ pub fn sample_token(logits: &[f32], settings: &SamplingSettings, rng: &mut StdRn
 /// backend the batch is decoded in [`crate::parallel::inference_parts`] contiguous parts
 /// at once, each on a thread of its own (sequences do not interact; a decoding step of a
 /// small batch is too small for Burn's per-operation threading, which then costs more
-/// than it gains).
+/// than it gains), and with a BLAS loaded the steps run through [`CpuDecoder`] (the
+/// same logits as [`SmilesGpt::forward`] within float rounding, without Burn's
+/// per-operation cost).
 ///
 /// # Errors
 /// Prompts of different lengths, an empty or too long prompt, a condition the model
@@ -113,10 +115,12 @@ pub fn sample_batch_in_parts(
         return Err(format!("a condition of {} rows for {b} prompts", c.batch()));
     }
     let seeds: Vec<u64> = (0..b).map(|_| rng.random()).collect();
+    let weights = CpuWeights::from_model(model);
     let decode = |start: usize, end: usize| {
         let part = condition.map(|c| c.rows(start, end));
         decode_rows(
             model,
+            weights.as_ref(),
             &prompts[start..end],
             part.as_ref(),
             settings,
@@ -133,8 +137,12 @@ pub fn sample_batch_in_parts(
 }
 
 /// The decoding loop of one part: row `i` draws from a generator seeded with `seeds[i]`.
-fn decode_rows(
+/// With `weights` the steps run through [`CpuDecoder`] (a conditioned first step
+/// through [`SmilesGpt::forward_conditioned`], its cache then copied), otherwise through
+/// [`SmilesGpt::forward_conditioned`] with Burn's caches.
+pub(super) fn decode_rows(
     model: &SmilesGpt,
+    weights: Option<&CpuWeights>,
     prompts: &[Vec<u32>],
     condition: Option<&Condition>,
     settings: &SamplingSettings,
@@ -143,41 +151,127 @@ fn decode_rows(
 ) -> Result<Vec<Vec<u32>>, String> {
     let b = prompts.len();
     let t0 = prompts[0].len();
-    let v = model.vocab_size();
-    let prefix = condition.map_or(0, Condition::len);
-    let mut cache = model.new_cache_with_prefix(b, prefix, device);
-    let mut condition = condition;
+    let mut steps = Steps::start(model, weights, prompts, condition, device)?;
     let mut rngs: Vec<StdRng> = seeds.iter().map(|&s| StdRng::seed_from_u64(s)).collect();
-    let ids: Vec<i64> = prompts.iter().flatten().map(|&i| i as i64).collect();
-    let mut input = Tensor::<2, Int>::from_data(TensorData::new(ids, [b, t0]), device);
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); b];
     let mut done = vec![false; b];
     let mut len = t0;
+    let v = model.vocab_size();
+    let mut last = steps.first_logits.take();
     while len < model.max_len() && done.iter().any(|d| !d) {
-        let logits = model.forward_conditioned(input, condition.take(), None, Some(&mut cache))?;
-        let t = logits.dims()[1];
-        let last: Vec<f32> = logits
-            .slice([0..b, t - 1..t, 0..v])
-            .into_data()
-            .convert::<f32>()
-            .try_into_vec::<f32>()
-            .map_err(|e| format!("logits: {e:?}"))?;
-        let mut next = Vec::with_capacity(b);
+        let logits = match last.take() {
+            Some(first) => first,
+            None => steps.next(&next_tokens(&out, &done))?,
+        };
         for (row, seq) in out.iter_mut().enumerate() {
             // Finished rows keep decoding (the batch stays rectangular); their draws are
             // not kept.
-            let token = if done[row] {
-                EOS
-            } else {
-                let token = sample_token(&last[row * v..(row + 1) * v], settings, &mut rngs[row]);
+            if !done[row] {
+                let token = sample_token(&logits[row * v..(row + 1) * v], settings, &mut rngs[row]);
                 seq.push(token);
                 done[row] = token == EOS;
-                token
-            };
-            next.push(token as i64);
+            }
         }
-        input = Tensor::<2, Int>::from_data(TensorData::new(next, [b, 1]), device);
         len += 1;
     }
     Ok(out)
+}
+
+/// Each row's last drawn token (`<eos>` for a finished row): the next step's input.
+fn next_tokens(out: &[Vec<u32>], done: &[bool]) -> Vec<u32> {
+    out.iter()
+        .zip(done)
+        .map(|(seq, &d)| if d { EOS } else { *seq.last().unwrap_or(&EOS) })
+        .collect()
+}
+
+/// Where a part's decoding steps run.
+enum Stepper<'w> {
+    /// The fused CPU step.
+    Fused(Box<CpuDecoder<'w>>),
+    /// Burn's forward with its caches.
+    Burn(DecoderCache),
+}
+
+/// A part's decoding: the stepper and the prompt's logits, not yet sampled.
+struct Steps<'m, 'w> {
+    model: &'m SmilesGpt,
+    stepper: Stepper<'w>,
+    first_logits: Option<Vec<f32>>,
+    device: Device,
+}
+
+impl<'m, 'w> Steps<'m, 'w> {
+    /// Runs the prompt (and condition) and keeps the logits of its last position.
+    fn start(
+        model: &'m SmilesGpt,
+        weights: Option<&'w CpuWeights>,
+        prompts: &[Vec<u32>],
+        condition: Option<&Condition>,
+        device: &Device,
+    ) -> Result<Self, String> {
+        let (b, t0) = (prompts.len(), prompts[0].len());
+        let (stepper, first) = match weights {
+            // Unconditional: the prompt one position at a time through the fused step (a
+            // conditional model without its condition goes to Burn's forward, which
+            // refuses it).
+            Some(w) if condition.is_none() && !model.is_conditional() => {
+                let mut decoder = CpuDecoder::new(w, b);
+                let mut logits = Vec::new();
+                for col in 0..t0 {
+                    let column: Vec<u32> = prompts.iter().map(|p| p[col]).collect();
+                    logits = decoder.step(&column)?.to_vec();
+                }
+                (Stepper::Fused(Box::new(decoder)), logits)
+            }
+            _ => {
+                let prefix = condition.map_or(0, Condition::len);
+                let mut cache = model.new_cache_with_prefix(b, prefix, device);
+                let ids: Vec<i64> = prompts.iter().flatten().map(|&i| i as i64).collect();
+                let input = Tensor::<2, Int>::from_data(TensorData::new(ids, [b, t0]), device);
+                let logits = model.forward_conditioned(input, condition, None, Some(&mut cache))?;
+                let first = last_position(logits)?;
+                match weights {
+                    Some(w) => (
+                        Stepper::Fused(Box::new(CpuDecoder::from_cache(w, &cache)?)),
+                        first,
+                    ),
+                    None => (Stepper::Burn(cache), first),
+                }
+            }
+        };
+        Ok(Self {
+            model,
+            stepper,
+            first_logits: Some(first),
+            device: device.clone(),
+        })
+    }
+
+    /// Feeds one token per row and returns the next logits, `[B, vocab_size]`.
+    fn next(&mut self, tokens: &[u32]) -> Result<Vec<f32>, String> {
+        match &mut self.stepper {
+            Stepper::Fused(decoder) => Ok(decoder.step(tokens)?.to_vec()),
+            Stepper::Burn(cache) => {
+                let ids: Vec<i64> = tokens.iter().map(|&t| t as i64).collect();
+                let input = Tensor::<2, Int>::from_data(
+                    TensorData::new(ids, [tokens.len(), 1]),
+                    &self.device,
+                );
+                last_position(self.model.forward(input, None, Some(cache))?)
+            }
+        }
+    }
+}
+
+/// The logits of the last position of `logits` `[B, T, vocab_size]`, `[B, vocab_size]`
+/// row-major.
+fn last_position(logits: Tensor<3>) -> Result<Vec<f32>, String> {
+    let [b, t, v] = logits.dims();
+    logits
+        .slice([0..b, t - 1..t, 0..v])
+        .into_data()
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .map_err(|e| format!("logits: {e:?}"))
 }
