@@ -33,6 +33,8 @@ pub use decode::{HeadCache, attend_cached, visible_keys};
 pub use local::local_attention;
 pub use pattern::{AttentionPattern, score_mask};
 
+use crate::flex_data::on_flex_f32;
+use crate::fused_attention::{FusedAttention, FusedAttentionInputs};
 use crate::mask::MASKED_LOGIT;
 
 /// `softmax(q k^T * d_k^-1/2)` with masked scores removed, times `v`:
@@ -207,7 +209,9 @@ impl SequenceSelfAttention {
     ///   `cache.len() ..` and are appended.
     ///
     /// Returns `[B, T, d_model]`; a query whose keys are all masked gives 0 before the
-    /// output projection (so the projection's bias alone).
+    /// output projection (so the projection's bias alone). On flex, a whole sequence
+    /// without key padding (training, scoring) runs the fused attention core
+    /// (`fused_forward`), the same values.
     ///
     /// # Errors
     /// A full cache, or a cache of other batch / head / feature sizes.
@@ -219,8 +223,17 @@ impl SequenceSelfAttention {
     ) -> Result<Tensor<3>, String> {
         let [b, t, _] = x.dims();
         let device = x.device();
-        let (q, k, v) = self.project(x);
         let pattern = self.pattern();
+        let blocked = matches!(pattern.window, Some(w) if local::pays(t, w, pattern.global_tokens));
+        if cache.is_none()
+            && key_padding_mask.is_none()
+            && self.d_k == self.d_v
+            && !blocked
+            && on_flex_f32(&x)
+        {
+            return Ok(self.fused_forward(x, &pattern));
+        }
+        let (q, k, v) = self.project(x);
         let (k, v, offset) = match cache {
             Some(cache) => {
                 let offset = cache.len();
@@ -249,6 +262,41 @@ impl SequenceSelfAttention {
             .swap_dims(1, 2)
             .reshape([b, t, self.num_heads * self.d_v]);
         Ok(crate::linear(&self.out_proj, out))
+    }
+
+    /// The whole-sequence forward (no cache, no key padding, `d_k = d_v`) on flex through
+    /// the fused attention core ([`crate::fused_attention()`]: scores, pattern mask,
+    /// softmax, dropout and values as one op each way, one graph node under autodiff), the
+    /// same values as the unfused ops up to f32 summation order. Every query sees itself
+    /// under any pattern, so no row is fully masked (where the unfused path's 0 and the
+    /// fused kernel's uniform row would differ).
+    fn fused_forward(&self, x: Tensor<3>, pattern: &AttentionPattern) -> Tensor<3> {
+        let [b, t, _] = x.dims();
+        let device = x.device();
+        let width = self.num_heads * self.d_k;
+        let qkv = crate::linear(&self.qkv, x);
+        let part = |i: usize| qkv.clone().narrow(2, i * width, width);
+        let dense = !pattern.causal && pattern.window.is_none();
+        let attn_mask = (!dense).then(|| {
+            pattern
+                .mask(t, t, 0, &device)
+                .unsqueeze_dim::<3>(0)
+                .expand([b, t, t])
+        });
+        let cfg = FusedAttention {
+            num_heads: self.num_heads,
+            scale: (self.d_k as f64).powf(-0.5) as f32,
+            softmax_weight: 1.0,
+        };
+        let inputs = FusedAttentionInputs {
+            attn_bias: None,
+            attn_mask,
+            p_mix: None,
+            dropout: Some(&self.dropout),
+        };
+        let out = crate::fused_attention(cfg, part(0), part(1), part(2), inputs)
+            .expect("the fused kernel takes f32 on flex");
+        crate::linear(&self.out_proj, out)
     }
 
     /// An empty [`KvCache`] for this layer: `batch` sequences of up to `max_len` tokens.

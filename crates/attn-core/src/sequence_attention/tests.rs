@@ -259,3 +259,53 @@ fn attend_cached_equals_the_masked_dense_row() {
         }
     }
 }
+
+/// A whole sequence without key padding runs the fused attention core: the output and
+/// the gradients of `x` and of both projections' weights equal the unfused ops' (an
+/// all-false `key_padding_mask` takes the unfused path, the same function), for the
+/// causal pattern, a window of 3 with one global token and dense attention.
+#[test]
+fn fused_whole_sequence_equals_the_unfused_ops() {
+    let dev = Device::flex().autodiff();
+    let dense = AttentionPattern {
+        causal: false,
+        window: None,
+        global_tokens: 0,
+    };
+    for pattern in [
+        AttentionPattern::causal(),
+        AttentionPattern::local(3, 1),
+        dense,
+    ] {
+        let layer = SequenceAttentionConfig::new(16, 4)
+            .with_dropout(0.0)
+            .with_pattern(pattern)
+            .init(&dev);
+        let (b, t) = (2, 7);
+        let x0 = Tensor::<3>::random([b, t, 16], Distribution::Normal(0.0, 1.0), &dev);
+        let g = Tensor::<3>::random([b, t, 16], Distribution::Normal(0.0, 1.0), &dev);
+        let run = |mask: Option<Tensor<2, Bool>>| {
+            let x = x0.clone().detach().require_grad();
+            let out = layer.forward(x.clone(), mask, None).unwrap();
+            let grads = (out.clone() * g.clone()).sum().backward();
+            [
+                out.inner().into_data(),
+                x.grad(&grads).unwrap().into_data(),
+                layer.qkv.weight.val().grad(&grads).unwrap().into_data(),
+                layer
+                    .out_proj
+                    .weight
+                    .val()
+                    .grad(&grads)
+                    .unwrap()
+                    .into_data(),
+            ]
+        };
+        let fused = run(None);
+        let no_padding = TensorData::new(vec![false; b * t], [b, t]);
+        let unfused = run(Some(Tensor::from_bool(no_padding, &dev)));
+        for (f, u) in fused.iter().zip(&unfused) {
+            f.assert_approx_eq::<f32>(u, Tolerance::rel_abs(1e-4, 1e-5));
+        }
+    }
+}
