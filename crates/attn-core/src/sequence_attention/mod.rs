@@ -72,6 +72,13 @@ pub fn scaled_dot_product_attention(
     crate::matmul(weights, v)
 }
 
+/// Longest sequence that [`SequenceSelfAttention`] runs through the fused attention core.
+/// The core was written for molecules: one thread per sequence and the `H N^2` weights of
+/// every sequence kept for the backward; SMILES are at most a few hundred tokens, while a
+/// long single sequence (the dense rows of `bench --generate`, 1k-4k tokens) is better
+/// served by Burn's multi-threaded ops.
+pub const FUSED_MAX_TOKENS: usize = 256;
+
 /// Configuration of [`SequenceSelfAttention`].
 #[derive(Config, Debug)]
 pub struct SequenceAttentionConfig {
@@ -209,9 +216,10 @@ impl SequenceSelfAttention {
     ///   `cache.len() ..` and are appended.
     ///
     /// Returns `[B, T, d_model]`; a query whose keys are all masked gives 0 before the
-    /// output projection (so the projection's bias alone). On flex, a whole sequence
-    /// without key padding (training, scoring) runs the fused attention core
-    /// (`fused_forward`), the same values.
+    /// output projection (so the projection's bias alone). On flex, a whole sequence of
+    /// at most [`FUSED_MAX_TOKENS`] without key padding (training, scoring) runs the fused
+    /// attention core (`fused_forward`), the same values; its dropout masks are drawn
+    /// by the core, so a seeded run's masks differ from the unfused path's.
     ///
     /// # Errors
     /// A full cache, or a cache of other batch / head / feature sizes.
@@ -229,6 +237,7 @@ impl SequenceSelfAttention {
             && key_padding_mask.is_none()
             && self.d_k == self.d_v
             && !blocked
+            && t <= FUSED_MAX_TOKENS
             && on_flex_f32(&x)
         {
             return Ok(self.fused_forward(x, &pattern));

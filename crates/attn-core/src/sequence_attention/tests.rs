@@ -260,10 +260,11 @@ fn attend_cached_equals_the_masked_dense_row() {
     }
 }
 
-/// A whole sequence without key padding runs the fused attention core: the output and
+/// A whole sequence without key padding runs the fused attention core: its output and
 /// the gradients of `x` and of both projections' weights equal the unfused ops' (an
-/// all-false `key_padding_mask` takes the unfused path, the same function), for the
-/// causal pattern, a window of 3 with one global token and dense attention.
+/// all-false `key_padding_mask` takes the unfused path, the same function), and
+/// `forward` without a mask gives the core's output exactly; for the causal pattern, a
+/// window of 3 with one global token and dense attention.
 #[test]
 fn fused_whole_sequence_equals_the_unfused_ops() {
     let dev = Device::flex().autodiff();
@@ -284,9 +285,13 @@ fn fused_whole_sequence_equals_the_unfused_ops() {
         let (b, t) = (2, 7);
         let x0 = Tensor::<3>::random([b, t, 16], Distribution::Normal(0.0, 1.0), &dev);
         let g = Tensor::<3>::random([b, t, 16], Distribution::Normal(0.0, 1.0), &dev);
+        // `None`: the fused core itself; `Some(all false)`: `forward`'s unfused ops.
         let run = |mask: Option<Tensor<2, Bool>>| {
             let x = x0.clone().detach().require_grad();
-            let out = layer.forward(x.clone(), mask, None).unwrap();
+            let out = match mask {
+                None => layer.fused_forward(x.clone(), &pattern),
+                Some(mask) => layer.forward(x.clone(), Some(mask), None).unwrap(),
+            };
             let grads = (out.clone() * g.clone()).sum().backward();
             [
                 out.inner().into_data(),
@@ -307,5 +312,11 @@ fn fused_whole_sequence_equals_the_unfused_ops() {
         for (f, u) in fused.iter().zip(&unfused) {
             f.assert_approx_eq::<f32>(u, Tolerance::rel_abs(1e-4, 1e-5));
         }
+        // `forward` without a mask takes the fused core: bit for bit its output.
+        let plain = layer.forward(x0.clone(), None, None).unwrap();
+        plain
+            .inner()
+            .into_data()
+            .assert_approx_eq::<f32>(&fused[0], Tolerance::absolute(0.0));
     }
 }

@@ -125,7 +125,12 @@ pub fn run_row(
             let weights = CpuWeights::from_model(&net);
             let decode = |start: usize, end: usize| -> Result<()> {
                 let b = end - start;
-                let mut fused = weights.as_ref().map(|w| CpuDecoder::new(w, b));
+                let mut fused = weights
+                    .as_ref()
+                    .map(|w| CpuDecoder::new(w, b))
+                    .transpose()
+                    .map_err(anyhow::Error::msg)
+                    .context("--generate samples unconditionally: give an unconditional run")?;
                 let mut cache = fused.is_none().then(|| net.new_cache(b, &device));
                 let mut rngs: Vec<StdRng> = (start..end)
                     .map(|row| StdRng::seed_from_u64(row as u64))

@@ -195,10 +195,21 @@ pub struct CpuDecoder<'w> {
 }
 
 impl<'w> CpuDecoder<'w> {
-    /// Empty caches for `batch` sequences of up to the model's `max_len` tokens (an
-    /// unconditional model: no conditioning positions).
-    pub fn new(weights: &'w CpuWeights, batch: usize) -> Self {
-        Self::with_capacity(weights, batch, weights.max_len)
+    /// Empty caches for `batch` sequences of up to the model's `max_len` tokens, for an
+    /// unconditional model (a conditional one starts with its condition through
+    /// [`SmilesGpt::forward_conditioned`], then [`CpuDecoder::from_cache`]).
+    ///
+    /// # Errors
+    /// A conditional model, as [`SmilesGpt::forward`] refuses one without its condition.
+    pub fn new(weights: &'w CpuWeights, batch: usize) -> Result<Self, String> {
+        if weights.smiles_type.is_some() {
+            return Err(
+                "a conditional model needs its condition (properties / scaffold): \
+                        start with forward_conditioned, then CpuDecoder::from_cache"
+                    .into(),
+            );
+        }
+        Ok(Self::with_capacity(weights, batch, weights.max_len))
     }
 
     /// Empty caches of `capacity` positions (conditioning included).
@@ -237,7 +248,8 @@ impl<'w> CpuDecoder<'w> {
     /// conditioning length kept.
     ///
     /// # Errors
-    /// A cache of another number of layers or other head sizes than the weights'.
+    /// A cache of another number of layers or other head sizes than the weights', or
+    /// with more conditioning positions than positions.
     pub fn from_cache(weights: &'w CpuWeights, cache: &DecoderCache) -> Result<Self, String> {
         if cache.layers.len() != weights.blocks.len() {
             return Err(format!(
@@ -250,6 +262,14 @@ impl<'w> CpuDecoder<'w> {
             return Err("a model without blocks".into());
         };
         let batch = first.filled().0.dims()[0];
+        if cache.prefix > cache.len() || cache.len() > first.max_len() {
+            return Err(format!(
+                "a cache of {} positions with {} conditioning positions and capacity {}",
+                cache.len(),
+                cache.prefix,
+                first.max_len()
+            ));
+        }
         let mut decoder = Self::with_capacity(weights, batch, first.max_len());
         decoder.len = cache.len();
         decoder.prefix = cache.prefix;
@@ -323,11 +343,17 @@ impl<'w> CpuDecoder<'w> {
             ));
         }
         let pos = self.tokens();
-        if pos >= w.max_len || self.len >= self.capacity {
+        if pos >= w.max_len {
             return Err(format!(
                 "sequence of {} tokens is longer than the model's {} positions",
                 pos + 1,
                 w.max_len
+            ));
+        }
+        if self.len >= self.capacity {
+            return Err(format!(
+                "KV cache full: {} positions cached, capacity {}",
+                self.len, self.capacity
             ));
         }
         let Self {

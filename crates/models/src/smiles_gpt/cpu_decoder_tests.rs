@@ -104,7 +104,7 @@ fn fused_steps_equal_the_cached_forward() {
             .map(|r| (0..12).map(|t| ((r * 5 + t * 3) % 13) as u32).collect())
             .collect();
         let mut cache = model.new_cache(3, &dev);
-        let mut fused = CpuDecoder::new(&weights, 3);
+        let mut fused = CpuDecoder::new(&weights, 3).unwrap();
         for t in 0..12 {
             let ids = column(&rows, t);
             let want = burn_step(&model, &ids, &mut cache);
@@ -118,42 +118,64 @@ fn fused_steps_equal_the_cached_forward() {
     }
 }
 
-/// A conditional model (two properties and a 3-token scaffold): the first step through
+/// A conditional model (two properties and a 3-token scaffold), causal and with a window
+/// of 3 and one global token over the conditioning positions: the first step through
 /// Burn's conditioned forward, its cache handed to the fused decoder, then eight steps
-/// equal to Burn's.
+/// equal to Burn's; and `decode_rows` under the condition draws the same sequences
+/// through either path.
 #[test]
 fn fused_steps_continue_a_conditioned_start() {
     if !blas_present() {
         return;
     }
     let dev = Device::flex();
-    let config = tiny(AttentionPattern::causal())
-        .with_num_props(Some(2))
-        .with_scaffold_max_len(Some(3));
-    let model = model(config, 7, &dev);
-    let weights = CpuWeights::from_model(&model).unwrap();
-    let condition = Condition {
-        props: Some(Tensor::from_data(
-            TensorData::new(vec![1.5f32, -0.5, 3.0, 0.25], [2, 2]),
-            &dev,
-        )),
-        scaffold: Some(Tensor::from_data(
-            TensorData::new(vec![5i64, 6, 0, 7, 8, 9], [2, 3]),
-            &dev,
-        )),
-    };
-    let mut cache = model.new_cache_with_prefix(2, condition.len(), &dev);
-    let bos = Tensor::<2, Int>::from_data(TensorData::new(vec![1i64, 1], [2, 1]), &dev);
-    model
-        .forward_conditioned(bos, Some(&condition), None, Some(&mut cache))
-        .unwrap();
-    let mut fused = CpuDecoder::from_cache(&weights, &cache).unwrap();
-    assert_eq!((fused.len(), fused.tokens()), (5, 1));
-    for t in 0..8u32 {
-        let ids = [4 + t % 9, 12 - t];
-        let want = burn_step(&model, &ids, &mut cache);
-        let got = fused.step(&ids).unwrap();
-        assert_close(got, &want, &format!("conditioned, step {t}"));
+    for pattern in [AttentionPattern::causal(), AttentionPattern::local(3, 1)] {
+        let config = tiny(pattern)
+            .with_num_props(Some(2))
+            .with_scaffold_max_len(Some(3));
+        let model = model(config, 7, &dev);
+        let weights = CpuWeights::from_model(&model).unwrap();
+        let condition = Condition {
+            props: Some(Tensor::from_data(
+                TensorData::new(vec![1.5f32, -0.5, 3.0, 0.25], [2, 2]),
+                &dev,
+            )),
+            scaffold: Some(Tensor::from_data(
+                TensorData::new(vec![5i64, 6, 0, 7, 8, 9], [2, 3]),
+                &dev,
+            )),
+        };
+        let mut cache = model.new_cache_with_prefix(2, condition.len(), &dev);
+        let bos = Tensor::<2, Int>::from_data(TensorData::new(vec![1i64, 1], [2, 1]), &dev);
+        model
+            .forward_conditioned(bos, Some(&condition), None, Some(&mut cache))
+            .unwrap();
+        // Without its condition the fused decoder refuses the model, as `forward` does.
+        let err = CpuDecoder::new(&weights, 2).unwrap_err();
+        assert!(err.contains("needs its condition"), "{err}");
+        let mut fused = CpuDecoder::from_cache(&weights, &cache).unwrap();
+        assert_eq!((fused.len(), fused.tokens()), (5, 1));
+        for t in 0..8u32 {
+            let ids = [4 + t % 9, 12 - t];
+            let want = burn_step(&model, &ids, &mut cache);
+            let got = fused.step(&ids).unwrap();
+            assert_close(got, &want, &format!("conditioned, {pattern:?}, step {t}"));
+        }
+        let prompts = vec![vec![1u32]; 2];
+        let settings = SamplingSettings::default();
+        let draw = |w: Option<&CpuWeights>| {
+            decode_rows(
+                &model,
+                w,
+                &prompts,
+                Some(&condition),
+                &settings,
+                &[3, 4],
+                &dev,
+            )
+            .unwrap()
+        };
+        assert_eq!(draw(Some(&weights)), draw(None), "{pattern:?}");
     }
 }
 
@@ -188,7 +210,7 @@ fn fused_sampling_draws_burns_sequences() {
     let lengths: std::collections::BTreeSet<usize> = burn.iter().map(Vec::len).collect();
     assert!(lengths.len() > 1, "{burn:?}");
 
-    let mut fused = CpuDecoder::new(&weights, 2);
+    let mut fused = CpuDecoder::new(&weights, 2).unwrap();
     let err = fused.step(&[1, 13]).unwrap_err();
     assert!(
         err.contains("token id 13 outside the vocabulary of 13"),

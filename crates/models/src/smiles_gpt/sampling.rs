@@ -216,7 +216,7 @@ impl<'m, 'w> Steps<'m, 'w> {
             // conditional model without its condition goes to Burn's forward, which
             // refuses it).
             Some(w) if condition.is_none() && !model.is_conditional() => {
-                let mut decoder = CpuDecoder::new(w, b);
+                let mut decoder = CpuDecoder::new(w, b)?;
                 let mut logits = Vec::new();
                 for col in 0..t0 {
                     let column: Vec<u32> = prompts.iter().map(|p| p[col]).collect();
