@@ -124,12 +124,21 @@ pub fn layer_norm_rows(x: &[f32], gamma: &[f32], beta: &[f32], kind: RowNorm, ou
         "layer_norm_rows: rows of {d} values expected"
     );
     for (y, x) in out.chunks_mut(d).zip(x.chunks(d)) {
-        let [mean, s, _] = row_stats(x, kind);
-        let inv = 1.0 / s;
-        for (((y, &x), &g), &b) in y.iter_mut().zip(x).zip(gamma).zip(beta) {
-            *y = (x - mean) * inv * g + b;
-        }
+        normalize_row(x, gamma, beta, kind, y);
     }
+}
+
+/// One row of the forward: `y = gamma * (x - mean) / s + beta`; returns the row's
+/// statistics (kept for the backward).
+#[inline]
+fn normalize_row(x: &[f32], gamma: &[f32], beta: &[f32], kind: RowNorm, y: &mut [f32]) -> RowStats {
+    let stats = row_stats(x, kind);
+    let [mean, s, _] = stats;
+    let inv = 1.0 / s;
+    for (((y, &x), &g), &b) in y.iter_mut().zip(x).zip(gamma).zip(beta) {
+        *y = (x - mean) * inv * g + b;
+    }
+    stats
 }
 
 /// Per row: the mean, `s`, and the backward coefficient `k`.
@@ -154,12 +163,7 @@ fn forward(
             .zip(xs.par_chunks(d * ROWS_PER_TASK))
             .for_each(|((y, stats), xs)| {
                 for ((y, st), x) in y.chunks_mut(d).zip(stats).zip(xs.chunks(d)) {
-                    *st = row_stats(x, kind);
-                    let [mean, s, _] = *st;
-                    let inv = 1.0 / s;
-                    for (((y, &x), &g), &b) in y.iter_mut().zip(x).zip(gamma).zip(beta) {
-                        *y = (x - mean) * inv * g + b;
-                    }
+                    *st = normalize_row(x, gamma, beta, kind, y);
                 }
             });
     }

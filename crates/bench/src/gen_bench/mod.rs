@@ -19,8 +19,8 @@ use attn_core::{AttentionPattern, SequenceAttentionConfig};
 use burn::optim::GradientsParams;
 use burn::prelude::*;
 use models::SmilesGpt;
-use models::smiles_gpt::sampling::{SamplingSettings, sample_token};
-use models::smiles_gpt::{CpuDecoder, CpuWeights};
+use models::smiles_gpt::CpuWeights;
+use models::smiles_gpt::sampling::{Decoding, SamplingSettings, sample_token};
 use mol_featurize::smiles_tokenizer::BOS;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -125,37 +125,25 @@ pub fn run_row(
             let weights = CpuWeights::from_model(&net);
             let decode = |start: usize, end: usize| -> Result<()> {
                 let b = end - start;
-                let mut fused = weights
-                    .as_ref()
-                    .map(|w| CpuDecoder::new(w, b))
-                    .transpose()
-                    .map_err(anyhow::Error::msg)
-                    .context("--generate samples unconditionally: give an unconditional run")?;
-                let mut cache = fused.is_none().then(|| net.new_cache(b, &device));
+                let prompts = vec![vec![BOS]; b];
+                let (mut decoding, mut logits) =
+                    Decoding::start(&net, weights.as_ref(), &prompts, None, &device)
+                        .map_err(anyhow::Error::msg)
+                        .context("--generate samples unconditionally: give an unconditional run")?;
                 let mut rngs: Vec<StdRng> = (start..end)
                     .map(|row| StdRng::seed_from_u64(row as u64))
                     .collect();
                 let mut ids = vec![BOS; b];
-                for _ in 0..steps {
-                    let logits: Vec<f32> = match fused.as_mut() {
-                        Some(decoder) => decoder.step(&ids).map_err(anyhow::Error::msg)?.to_vec(),
-                        None => {
-                            let input = ids.iter().map(|&i| i as i64).collect::<Vec<_>>();
-                            let input = Tensor::<2, Int>::from_data(
-                                TensorData::new(input, [b, 1]),
-                                &device,
-                            );
-                            net.forward(input, None, cache.as_mut())
-                                .map_err(anyhow::Error::msg)?
-                                .try_into_vec_as()?
-                        }
-                    };
+                for step in 0..steps {
                     for (row, id) in ids.iter_mut().enumerate() {
                         *id = sample_token(
                             &logits[row * v..(row + 1) * v],
                             &settings,
                             &mut rngs[row],
                         );
+                    }
+                    if step + 1 < steps {
+                        logits = decoding.next(&ids).map_err(anyhow::Error::msg)?;
                     }
                 }
                 Ok(())

@@ -151,17 +151,17 @@ pub(super) fn decode_rows(
 ) -> Result<Vec<Vec<u32>>, String> {
     let b = prompts.len();
     let t0 = prompts[0].len();
-    let mut steps = Steps::start(model, weights, prompts, condition, device)?;
+    let (mut decoding, first) = Decoding::start(model, weights, prompts, condition, device)?;
     let mut rngs: Vec<StdRng> = seeds.iter().map(|&s| StdRng::seed_from_u64(s)).collect();
     let mut out: Vec<Vec<u32>> = vec![Vec::new(); b];
     let mut done = vec![false; b];
     let mut len = t0;
     let v = model.vocab_size();
-    let mut last = steps.first_logits.take();
+    let mut first = Some(first);
     while len < model.max_len() && done.iter().any(|d| !d) {
-        let logits = match last.take() {
+        let logits = match first.take() {
             Some(first) => first,
-            None => steps.next(&next_tokens(&out, &done))?,
+            None => decoding.next(&next_tokens(&out, &done))?,
         };
         for (row, seq) in out.iter_mut().enumerate() {
             // Finished rows keep decoding (the batch stays rectangular); their draws are
@@ -193,24 +193,37 @@ enum Stepper<'w> {
     Burn(DecoderCache),
 }
 
-/// A part's decoding: the stepper and the prompt's logits, not yet sampled.
-struct Steps<'m, 'w> {
+/// The KV-cached decoding of one batch, one token per sequence per step, through
+/// [`CpuDecoder`] when `weights` are given, else through [`SmilesGpt::forward_conditioned`]
+/// with Burn's caches (what [`sample_batch`] runs in each part; `bench --generate` runs it
+/// for a fixed number of steps).
+pub struct Decoding<'m, 'w> {
     model: &'m SmilesGpt,
     stepper: Stepper<'w>,
-    first_logits: Option<Vec<f32>>,
     device: Device,
 }
 
-impl<'m, 'w> Steps<'m, 'w> {
-    /// Runs the prompt (and condition) and keeps the logits of its last position.
-    fn start(
+impl<'m, 'w> Decoding<'m, 'w> {
+    /// Runs `prompts` (token ids `[B, T]`, all of one length) under `condition` (one row
+    /// per prompt, a conditional model only) and returns the decoding with the logits of
+    /// the prompts' last position, `[B, vocab_size]` row-major. With `weights` an
+    /// unconditional prompt runs position by position through the fused step; a
+    /// conditioned one runs through Burn's forward and its cache is handed over.
+    ///
+    /// # Errors
+    /// As [`SmilesGpt::forward_conditioned`] (a prompt longer than `max_len`, a
+    /// conditional model without its condition, ...) and [`CpuDecoder::step`].
+    pub fn start(
         model: &'m SmilesGpt,
         weights: Option<&'w CpuWeights>,
         prompts: &[Vec<u32>],
         condition: Option<&Condition>,
         device: &Device,
-    ) -> Result<Self, String> {
-        let (b, t0) = (prompts.len(), prompts[0].len());
+    ) -> Result<(Self, Vec<f32>), String> {
+        let Some(t0) = prompts.first().map(Vec::len) else {
+            return Err("no prompts".into());
+        };
+        let b = prompts.len();
         let (stepper, first) = match weights {
             // Unconditional: the prompt one position at a time through the fused step (a
             // conditional model without its condition goes to Burn's forward, which
@@ -240,16 +253,21 @@ impl<'m, 'w> Steps<'m, 'w> {
                 }
             }
         };
-        Ok(Self {
+        let decoding = Self {
             model,
             stepper,
-            first_logits: Some(first),
             device: device.clone(),
-        })
+        };
+        Ok((decoding, first))
     }
 
-    /// Feeds one token per row and returns the next logits, `[B, vocab_size]`.
-    fn next(&mut self, tokens: &[u32]) -> Result<Vec<f32>, String> {
+    /// Feeds one token per row (`tokens`: `[B]` ids) and returns the next logits,
+    /// `[B, vocab_size]` row-major.
+    ///
+    /// # Errors
+    /// As [`CpuDecoder::step`] / [`SmilesGpt::forward`]: a wrong number of tokens, an id
+    /// outside the vocabulary, a sequence past `max_len`.
+    pub fn next(&mut self, tokens: &[u32]) -> Result<Vec<f32>, String> {
         match &mut self.stepper {
             Stepper::Fused(decoder) => Ok(decoder.step(tokens)?.to_vec()),
             Stepper::Burn(cache) => {
