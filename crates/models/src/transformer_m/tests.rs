@@ -205,8 +205,9 @@ fn modes_switch_the_channels() {
 /// pair-bias MLP's N(0, 0.02) weights keep it near 1e-4, so the graph token's scalar
 /// prediction moves by only 2e-7..1.2e-6 (about 1e-5 relative, a few ulps): on some
 /// machines (a CI run, 2026-12-06) it rounds to the same f32 for one seed. So the
-/// geometry is asserted where it is well above rounding: the pair bias and the
-/// encoder's output states (every atom, every channel), not the one scalar.
+/// geometry is asserted where it is well above rounding: the pair bias (moves by
+/// 9e-5..2.6e-3 over the eight seeds, asserted > 1e-5) and the encoder's output states,
+/// every atom and channel (2.4e-3..2.8e-2, asserted > 1e-4), not the one scalar.
 #[test]
 fn uniform_gaussian_init_sees_the_geometry() {
     let dev = device();
@@ -241,7 +242,7 @@ fn uniform_gaussian_init_sees_the_geometry() {
         );
         let states_moved = max_diff(&states_a, &states_b);
         assert!(
-            states_moved > 1e-5,
+            states_moved > 1e-4,
             "seed {seed}: the encoder's output states moved by {states_moved:e}"
         );
     }
