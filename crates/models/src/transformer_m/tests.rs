@@ -8,6 +8,14 @@ use super::*;
 use mol_featurize::graphormer::featurize;
 use mol_featurize::{Molecule, pad_graphormer_batch};
 
+/// Largest |a - b| over two equally long slices (0 for empty ones).
+fn max_abs_diff(a: &[f32], b: &[f32]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max)
+}
+
 fn device() -> Device {
     Device::flex()
 }
@@ -96,11 +104,7 @@ fn fused_and_explicit_attention_agree() {
     let fused = values(model.encode_padded(&b).states);
     let (explicit, weights) = model.encode_embedded(model.embed(&b));
     let explicit = values(explicit.states);
-    let worst = fused
-        .iter()
-        .zip(&explicit)
-        .map(|(a, e)| (a - e).abs())
-        .fold(0.0f32, f32::max);
+    let worst = max_abs_diff(&fused, &explicit);
     assert!(worst < 1e-5, "max difference {worst}");
     // Ethanol (3 atoms) is padded to acetic acid's 4: its token row 4 is padding.
     let packed = values(model.encode(&b).states);
@@ -109,11 +113,7 @@ fn fused_and_explicit_attention_agree() {
         if row == 4 {
             assert!(p.iter().all(|&v| v == 0.0), "padded row {row} not 0");
         } else {
-            let worst = p
-                .iter()
-                .zip(e)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f32::max);
+            let worst = max_abs_diff(p, e);
             assert!(worst < 1e-5, "row {row}: max difference {worst}");
         }
     }
@@ -201,13 +201,13 @@ fn modes_switch_the_channels() {
 
 /// Issue #41's observation: with `GaussianInit::Uniform` two geometries once gave the
 /// same 3D-mode output on a fresh model. Not NaN, not a bug: the 3D pair bias sees the
-/// geometry (it moves by 1e-4..3e-3 between these two, over eight fresh models), but the
-/// pair-bias MLP's N(0, 0.02) weights keep it near 1e-4, so the graph token's scalar
-/// prediction moves by only 2e-7..1.2e-6 (about 1e-5 relative, a few ulps): on some
-/// machines (a CI run, 2026-12-06) it rounds to the same f32 for one seed. So the
-/// geometry is asserted where it is well above rounding: the pair bias (moves by
-/// 9e-5..2.6e-3 over the eight seeds, asserted > 1e-5) and the encoder's output states,
-/// every atom and channel (2.4e-3..2.8e-2, asserted > 1e-4), not the one scalar.
+/// geometry, but the pair-bias MLP's N(0, 0.02) weights keep it near 1e-4, so the graph
+/// token's scalar prediction moves by only 2e-7..1.2e-6 (about 1e-5 relative, a few
+/// ulps): on some machines (a CI run, 2026-12-06) it rounds to the same f32 for one
+/// seed. So the geometry is asserted where it is well above rounding: the pair bias
+/// (moves by 9e-5..2.6e-3 over the eight seeds, asserted > 1e-5) and the encoder's
+/// output states, every atom and channel (2.4e-3..2.8e-2, asserted > 1e-4), not the one
+/// scalar.
 #[test]
 fn uniform_gaussian_init_sees_the_geometry() {
     let dev = device();
@@ -217,10 +217,7 @@ fn uniform_gaussian_init_sees_the_geometry() {
     let max_diff = |x: &[f32], y: &[f32]| {
         assert_eq!(x.len(), y.len());
         assert!(x.iter().chain(y).all(|v| v.is_finite()));
-        x.iter()
-            .zip(y)
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0f32, f32::max)
+        max_abs_diff(x, y)
     };
     for seed in 0..8 {
         dev.seed(100 + seed);
