@@ -145,6 +145,8 @@ pub(crate) fn bfgs_minimize_detailed_with_cached_energy(
     let mut xi = vec![0.0; dim];
     let mut inv_hessian = vec![0.0; dim * dim];
     let mut new_pos = vec![0.0; dim];
+    let mut next_xi = vec![0.0; dim];
+    let mut scaled = vec![0.0; 3 * dim];
     let mut fp = func(pos);
     let initial_grad_scale = grad_fn(pos, &mut grad);
     let mut final_gradient_test = Some(gradient_test(pos, fp, &grad, initial_grad_scale));
@@ -204,9 +206,18 @@ pub(crate) fn bfgs_minimize_detailed_with_cached_energy(
             for i in 0..dim {
                 dgrad[i] = fac * xi[i] - fad * hess_dgrad[i];
             }
-            symmetric_rank2_update(&mut inv_hessian, [fac, fad, fae], &xi, &hess_dgrad, &dgrad);
+            symmetric_rank2_update_mat_vec(
+                &mut inv_hessian,
+                [fac, fad, fae],
+                [&xi, &hess_dgrad, &dgrad],
+                &grad,
+                &mut scaled,
+                &mut next_xi,
+            );
+            std::mem::swap(&mut xi, &mut next_xi);
+        } else {
+            symmetric_mat_vec::<true>(&inv_hessian, &grad, &mut xi);
         }
-        symmetric_mat_vec::<true>(&inv_hessian, &grad, &mut xi);
     }
     done(1, None, Some(fp), max_its, final_gradient_test)
 }
@@ -252,26 +263,68 @@ fn symmetric_mat_vec<const NEGATE: bool>(h: &[f64], v: &[f64], out: &mut [f64]) 
     }
 }
 
-/// BFGS's update of the inverse Hessian (`BFGSOpt::minimize`, Numerical Recipes `dfpmin`):
-/// `h[i][j] += fac * xi[i] * xi[j] - fad * hdg[i] * hdg[j] + fae * u[i] * u[j]` for
-/// `i <= j`, then `h[j][i] = h[i][j]`, with `[fac, fad, fae]` the three scalars and the
-/// factors grouped as RDKit groups them (the row's factor first), so bit for bit RDKit's
-/// loop. RDKit writes the mirror entry inside the row loop; here the upper triangle is
-/// updated first (contiguous, vectorises) and mirrored after: the row loop reads only
-/// entries on or above the diagonal, which no mirror store touches, so the order of the
-/// stores does not change any value.
-fn symmetric_rank2_update(h: &mut [f64], [fac, fad, fae]: [f64; 3], xi: &[f64], hdg: &[f64], u: &[f64]) {
+/// BFGS's update of the inverse Hessian (`BFGSOpt::minimize`, Numerical Recipes `dfpmin`)
+/// followed by the next search direction, in one pass over `h`:
+/// `h[i][j] += fac * xi[i] * xi[j] - fad * hdg[i] * hdg[j] + fae * u[i] * u[j]`, then
+/// `out = -h * v` (RDKit's `xi[i] -= invHessian[i][j] * grad[j]`, `j = 0..dim`).
+///
+/// Bit for bit RDKit's loops:
+/// - RDKit updates `i <= j` with the row's factor first (`(fac * xi[i]) * xi[j]`) and
+///   copies the result to `h[j][i]`. Here each row is written whole and contiguous: the
+///   entries left of the diagonal (`j < i`) take RDKit's expression for `(j, i)`,
+///   `(fac * xi[j]) * xi[i] - ...`, from the scaled vectors in `scaled`. `h` enters
+///   exactly symmetric (identity, then only these updates), so the old `h[i][j]` is the
+///   old `h[j][i]`, and products commute exactly: every entry gets RDKit's value and `h`
+///   stays exactly symmetric, without RDKit's strided mirror stores.
+/// - The mat-vec as column sweeps: `out[k] -= h[i][k] * v[i]` for `i = 0..dim` in order,
+///   which is RDKit's `out[k] = 0 - h[k][0] * v[0] - h[k][1] * v[1] - ...` (one multiply
+///   and one subtraction per term, the same order; `h[i][k] = h[k][i]` exactly), each
+///   entry used as soon as it is updated.
+///
+/// `scaled` is scratch of `3 * dim`; `out` must not alias the inputs.
+fn symmetric_rank2_update_mat_vec(
+    h: &mut [f64],
+    [fac, fad, fae]: [f64; 3],
+    [xi, hdg, u]: [&[f64]; 3],
+    v: &[f64],
+    scaled: &mut [f64],
+    out: &mut [f64],
+) {
     let dim = xi.len();
-    for i in 0..dim {
-        let (pxi, hdgi, ui) = (fac * xi[i], fad * hdg[i], fae * u[i]);
-        let row = &mut h[i * dim + i..(i + 1) * dim];
-        for (((hij, &xj), &hdgj), &uj) in row.iter_mut().zip(&xi[i..]).zip(&hdg[i..]).zip(&u[i..]) {
-            *hij += pxi * xj - hdgi * hdgj + ui * uj;
-        }
+    debug_assert_eq!(h.len(), dim * dim);
+    let (pxi, rest) = scaled.split_at_mut(dim);
+    let (phd, pu) = rest.split_at_mut(dim);
+    for k in 0..dim {
+        pxi[k] = fac * xi[k];
+        phd[k] = fad * hdg[k];
+        pu[k] = fae * u[k];
     }
-    for i in 1..dim {
-        for j in 0..i {
-            h[i * dim + j] = h[j * dim + i];
+    out.fill(0.0);
+    for i in 0..dim {
+        let row = &mut h[i * dim..(i + 1) * dim];
+        let (left, right) = row.split_at_mut(i);
+        let (out_left, out_right) = out.split_at_mut(i);
+        let (xii, hdgi, ui, vi) = (xi[i], hdg[i], u[i], v[i]);
+        for ((((hij, o), &pxj), &phdj), &puj) in left
+            .iter_mut()
+            .zip(out_left)
+            .zip(&*pxi)
+            .zip(&*phd)
+            .zip(&*pu)
+        {
+            *hij += pxj * xii - phdj * hdgi + puj * ui;
+            *o -= *hij * vi;
+        }
+        let (pxii, phdi, pui) = (pxi[i], phd[i], pu[i]);
+        for ((((hij, o), &xj), &hdgj), &uj) in right
+            .iter_mut()
+            .zip(out_right)
+            .zip(&xi[i..])
+            .zip(&hdg[i..])
+            .zip(&u[i..])
+        {
+            *hij += pxii * xj - phdi * hdgj + pui * uj;
+            *o -= *hij * vi;
         }
     }
 }

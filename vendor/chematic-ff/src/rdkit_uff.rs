@@ -28,6 +28,7 @@ use crate::rdkit_uff_params::{
 };
 
 mod builder;
+mod vdw;
 
 /// `UFF::Params::G`, the bond force constant prefactor.
 const G: f64 = 332.06;
@@ -752,8 +753,7 @@ pub struct RdkitUffField {
     /// (i, j, r0, kb)
     bonds: Vec<(usize, usize, f64, f64)>,
     angles: Vec<AngleTerm>,
-    /// (i, j, x_ij, well_depth, thresh)
-    vdw: Vec<(usize, usize, f64, f64, f64)>,
+    vdw: vdw::VdwTerms,
     torsions: Vec<TorsionTerm>,
     inversions: Vec<InversionTerm>,
 }
@@ -920,7 +920,7 @@ fn add_uff_nonbonded(
             if distance < threshold * x_ij {
                 field
                     .vdw
-                    .push((i, j, x_ij, (first.d1 * second.d1).sqrt(), 10.0 * x_ij));
+                    .push(i, j, x_ij, (first.d1 * second.d1).sqrt(), 10.0 * x_ij);
             }
         }
     }
@@ -998,7 +998,7 @@ impl RdkitUffField {
             n,
             bonds: Vec::new(),
             angles: Vec::new(),
-            vdw: Vec::new(),
+            vdw: vdw::VdwTerms::default(),
             torsions: Vec::new(),
             inversions: Vec::new(),
         };
@@ -1120,7 +1120,7 @@ impl RdkitUffField {
                 vec![a.theta0, a.ka, a.order as f64],
             ));
         }
-        for &(i, j, x, d, _) in &self.vdw {
+        for (i, j, x, d) in self.vdw.iter() {
             out.push(("vdw", vec![i, j], vec![x, d]));
         }
         for t in &self.torsions {
@@ -1162,16 +1162,7 @@ impl RdkitUffField {
         for a in &self.angles {
             res += a.energy(pos, dpos);
         }
-        for &(i, j, x_ij, well, thresh) in &self.vdw {
-            let dist = distance(dpos, i, j);
-            if dist > thresh || dist <= 0.0 {
-                continue;
-            }
-            let r = x_ij / dist;
-            let r6 = int_pow(r, 6);
-            let r12 = r6 * r6;
-            res += well * (r12 - 2.0 * r6);
-        }
+        self.vdw.add_energy(dpos, &mut res);
         for t in &self.torsions {
             res += t.energy(pos);
         }
@@ -1199,28 +1190,7 @@ impl RdkitUffField {
         for a in &self.angles {
             a.grad(pos, grad);
         }
-        for &(i, j, x_ij, well, thresh) in &self.vdw {
-            let dist = distance(pos, i, j);
-            if dist > thresh {
-                continue;
-            }
-            if dist <= 0.0 {
-                for d in 0..3 {
-                    grad[3 * i + d] += 100.0;
-                    grad[3 * j + d] -= 100.0;
-                }
-                continue;
-            }
-            let r = x_ij / dist;
-            let r7 = int_pow(r, 7);
-            let r13 = int_pow(r, 13);
-            let pre_factor = 12. * well / x_ij * (r7 - r13);
-            for d in 0..3 {
-                let dgrad = pre_factor * (pos[3 * i + d] - pos[3 * j + d]) / dist;
-                grad[3 * i + d] += dgrad;
-                grad[3 * j + d] -= dgrad;
-            }
-        }
+        self.vdw.add_gradient(pos, grad);
         for t in &self.torsions {
             t.grad(pos, grad);
         }
