@@ -159,6 +159,21 @@ pub fn coordinates(mol: &Molecule, options: &ConformerOptions) -> Option<Coordin
     coordinates_timed(mol, options).0
 }
 
+/// FNV-1a 64 of every coordinate's `f64` bits (little-endian bytes, atom by atom, x y z): a
+/// fingerprint that tells whether two builds give the same conformer bit for bit (the test
+/// of the forks under `vendor/` against the published chematic crates,
+/// `fixtures/conformers/published_chematic_bits.tsv`). Equal coordinates give equal
+/// hashes; `-0.0` and `0.0`, or two NaNs with other payloads, do not.
+pub fn coordinates_fnv64(xyz: &[[f64; 3]]) -> u64 {
+    // FNV-1a's published offset basis and prime (64-bit).
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in xyz.iter().flatten().flat_map(|c| c.to_bits().to_le_bytes()) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
 /// [`coordinates`] and the time spent in each stage.
 pub fn coordinates_timed(
     mol: &Molecule,

@@ -195,9 +195,9 @@ pub(crate) fn pick_random_dist_mat(
 }
 
 /// `RDNumeric::multiply(SymmMatrix, Vector, Vector)` on a dense copy of the matrix
-/// (`dense`, `n x n` row-major, exactly symmetric): `y[i] = 0 + a(i,0) x[0] + a(i,1) x[1]
-/// + ...`, each sum in RDKit's order `j = 0..n` with one multiply and one add per term,
-/// so RDKit's values bit for bit.
+/// (`dense`, `n x n` row-major, exactly symmetric): each `y[i]` starts at 0 and adds
+/// `a(i, j) x[j]` for `j = 0..n` in RDKit's order, one multiply and one add per term, so
+/// RDKit's values bit for bit.
 ///
 /// RDKit walks row `i` of the packed lower triangle, then down column `i` (a stride that
 /// grows by one each step) in one dependent chain of additions per row. Here the sums
@@ -206,6 +206,9 @@ pub(crate) fn pick_random_dist_mat(
 fn symm_mul_dense(dense: &[f64], x: &[f64], y: &mut [f64]) {
     let n = x.len();
     y.fill(0.0);
+    if n == 0 {
+        return;
+    }
     for (row, &xj) in dense.chunks_exact(n).zip(x) {
         for (yi, &aji) in y.iter_mut().zip(row) {
             *yi += aji * xj;
@@ -624,33 +627,31 @@ impl DgField {
     /// [`Self::dist_energy`]).
     #[inline(always)]
     fn dist_grad_in(&self, pos: &[f64], grad: &mut [f64], dim: usize) {
-        {
-            for c in &self.dist {
-                let d2 = dist2(c.i, c.j, pos, dim);
-                let (d, pre) = if d2 > c.ub2 {
-                    let d = d2.sqrt();
-                    (d, 4.0 * (((d * d) / c.ub2) - 1.0) * (d / c.ub2))
-                } else if d2 < c.lb2 {
-                    let d = d2.sqrt();
-                    let l2d2 = d2 + c.lb2;
-                    (
-                        d,
-                        8.0 * c.lb2 * d * (1.0 - 2.0 * c.lb2 / l2d2) / (l2d2 * l2d2),
-                    )
+        for c in &self.dist {
+            let d2 = dist2(c.i, c.j, pos, dim);
+            let (d, pre) = if d2 > c.ub2 {
+                let d = d2.sqrt();
+                (d, 4.0 * (((d * d) / c.ub2) - 1.0) * (d / c.ub2))
+            } else if d2 < c.lb2 {
+                let d = d2.sqrt();
+                let l2d2 = d2 + c.lb2;
+                (
+                    d,
+                    8.0 * c.lb2 * d * (1.0 - 2.0 * c.lb2 / l2d2) / (l2d2 * l2d2),
+                )
+            } else {
+                continue;
+            };
+            for k in 0..dim {
+                let p1 = dim * c.i + k;
+                let p2 = dim * c.j + k;
+                let g = if d > 0.0 {
+                    c.weight * pre * (pos[p1] - pos[p2]) / d
                 } else {
-                    continue;
+                    c.weight * pre * (pos[p1] - pos[p2])
                 };
-                for k in 0..dim {
-                    let p1 = dim * c.i + k;
-                    let p2 = dim * c.j + k;
-                    let g = if d > 0.0 {
-                        c.weight * pre * (pos[p1] - pos[p2]) / d
-                    } else {
-                        c.weight * pre * (pos[p1] - pos[p2])
-                    };
-                    grad[p1] += g;
-                    grad[p2] -= g;
-                }
+                grad[p1] += g;
+                grad[p2] -= g;
             }
         }
     }
