@@ -345,9 +345,21 @@ pub(crate) fn substruct_match(t: &Target, q: &QueryMolecule) -> Vec<Vec<usize>> 
     if n2 == 0 || n1 == 0 || n1 > n2 {
         return Vec::new();
     }
+    let qadj = query_adj(q);
+    // Fork: a query atom that no target atom can take (its predicate and its degree)
+    // means no match at all, which VF2 finds only after trying every partial mapping
+    // that leads to it. Most torsion patterns fail on one atom (an element or a ring
+    // the molecule lacks), so this check skips most searches; the matches that exist
+    // come out of VF2 unchanged, in RDKit's order.
+    let unmatchable = (0..n1).any(|qa| {
+        !(0..n2).any(|ta| qadj[qa].len() <= t.v.degree(ta) && t.atom_matches(&q.atoms[qa].query, ta))
+    });
+    if unmatchable {
+        return Vec::new();
+    }
     let mut s = State {
         q,
-        qadj: query_adj(q),
+        qadj,
         t,
         n1,
         n2,

@@ -26,6 +26,9 @@ pub(super) struct VdwTerms {
     x_ij: Vec<f64>,
     well_depth: Vec<f64>,
     thresh: Vec<f64>,
+    /// `12 * well_depth / x_ij`, the gradient's constant factor (RDKit divides for it at
+    /// every evaluation; the same operations once, so the same value).
+    grad_factor: Vec<f64>,
 }
 
 impl VdwTerms {
@@ -38,6 +41,7 @@ impl VdwTerms {
         self.x_ij.push(x_ij);
         self.well_depth.push(well_depth);
         self.thresh.push(thresh);
+        self.grad_factor.push(12. * well_depth / x_ij);
     }
 
     pub(super) fn is_empty(&self) -> bool {
@@ -99,13 +103,13 @@ impl VdwTerms {
                     delta[k] = pos[3 * i + d] - pos[3 * j + d];
                 }
             }
-            let (x_ij, well) = (&self.x_ij[start..end], &self.well_depth[start..end]);
+            let (x_ij, factor) = (&self.x_ij[start..end], &self.grad_factor[start..end]);
             for k in 0..len {
                 dist[k] = d2[k].sqrt();
                 let r = x_ij[k] / dist[k];
                 let r7 = int_pow(r, 7);
                 let r13 = int_pow(r, 13);
-                let pre_factor = 12. * well[k] / x_ij[k] * (r7 - r13);
+                let pre_factor = factor[k] * (r7 - r13);
                 for d in 0..3 {
                     step[d][k] = pre_factor * delta[d][k] / dist[k];
                 }
