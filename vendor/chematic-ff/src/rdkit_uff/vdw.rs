@@ -33,7 +33,7 @@ pub(super) struct VdwTerms {
 
 impl VdwTerms {
     /// Appends the pair `(i, j)` (`i < j`) with RDKit's `x_ij`, well depth and distance
-    /// distance threshold (`10 * x_ij`, RDKit's `threshMultiplier`; the pair's inclusion uses
+    /// threshold (`10 * x_ij`, RDKit's `threshMultiplier`; the pair's inclusion uses
     /// the force field's `vdwThresh` instead).
     pub(super) fn push(&mut self, i: usize, j: usize, x_ij: f64, well_depth: f64, thresh: f64) {
         self.i.push(i);
