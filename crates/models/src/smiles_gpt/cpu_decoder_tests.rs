@@ -118,6 +118,39 @@ fn fused_steps_equal_the_cached_forward() {
     }
 }
 
+/// The caches come from buffers earlier decoders dropped, not zeroed: a decoder whose
+/// buffers hold NaN everywhere gives Burn's logits at every step (only positions already
+/// written are read), and a spare buffer comes back at the length asked for.
+#[test]
+fn fused_steps_on_reused_cache_buffers() {
+    if !blas_present() {
+        return;
+    }
+    let dev = Device::flex();
+    for (seed, pattern) in [
+        (4, AttentionPattern::causal()),
+        (5, AttentionPattern::local(2, 1)),
+    ] {
+        let model = model(tiny(pattern), seed, &dev);
+        let weights = CpuWeights::from_model(&model).expect("flex with a BLAS");
+        let rows: Vec<Vec<u32>> = (0..3)
+            .map(|r| (0..12).map(|t| ((r * 7 + t * 2) % 13) as u32).collect())
+            .collect();
+        let mut cache = model.new_cache(3, &dev);
+        let mut fused = CpuDecoder::on_buffers(&weights, 3, 12, |len| vec![f32::NAN; len]);
+        for t in 0..12 {
+            let ids = column(&rows, t);
+            let want = burn_step(&model, &ids, &mut cache);
+            let got = fused.step(&ids).unwrap();
+            assert_close(got, &want, &format!("{pattern:?} on NaN buffers, step {t}"));
+        }
+    }
+    let first = super::cpu_decoder::spare_cache_buffer(1000);
+    assert_eq!(first.len(), 1000);
+    drop(first);
+    assert_eq!(super::cpu_decoder::spare_cache_buffer(10).len(), 10);
+}
+
 /// A conditional model (two properties and a 3-token scaffold), causal and with a window
 /// of 3 and one global token over the conditioning positions: the first step through
 /// Burn's conditioned forward, its cache handed to the fused decoder, then eight steps
