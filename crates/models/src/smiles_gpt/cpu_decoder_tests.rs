@@ -84,6 +84,27 @@ fn assert_close(fused: &[f32], burn: &[f32], what: &str) {
     );
 }
 
+/// Three sequences of twelve tokens (the model's whole `max_len`), `(r * a + t * b) % 13`
+/// at row `r`, step `t`, fed to `fused` one step at a time: its logits equal Burn's
+/// cached forward at every step.
+fn assert_steps_equal_the_cached_forward(
+    model: &SmilesGpt,
+    fused: &mut CpuDecoder,
+    [a, b]: [usize; 2],
+    what: &str,
+) {
+    let rows: Vec<Vec<u32>> = (0..3)
+        .map(|r| (0..12).map(|t| ((r * a + t * b) % 13) as u32).collect())
+        .collect();
+    let mut cache = model.new_cache(3, &model.pos_emb.device());
+    for t in 0..12 {
+        let ids = column(&rows, t);
+        let want = burn_step(model, &ids, &mut cache);
+        let got = fused.step(&ids).unwrap();
+        assert_close(got, &want, &format!("{what}, step {t}"));
+    }
+}
+
 /// Twelve one-token steps of three sequences (the model's whole `max_len`): the fused
 /// step's logits equal Burn's cached forward at every step, for the dense causal
 /// pattern, a window of 3 and a window of 2 with one global token.
@@ -100,17 +121,8 @@ fn fused_steps_equal_the_cached_forward() {
     ] {
         let model = model(tiny(pattern), seed, &dev);
         let weights = CpuWeights::from_model(&model).expect("flex with a BLAS");
-        let rows: Vec<Vec<u32>> = (0..3)
-            .map(|r| (0..12).map(|t| ((r * 5 + t * 3) % 13) as u32).collect())
-            .collect();
-        let mut cache = model.new_cache(3, &dev);
         let mut fused = CpuDecoder::new(&weights, 3).unwrap();
-        for t in 0..12 {
-            let ids = column(&rows, t);
-            let want = burn_step(&model, &ids, &mut cache);
-            let got = fused.step(&ids).unwrap();
-            assert_close(got, &want, &format!("{pattern:?}, step {t}"));
-        }
+        assert_steps_equal_the_cached_forward(&model, &mut fused, [5, 3], &format!("{pattern:?}"));
         assert_eq!(fused.tokens(), 12);
         // The model's positions are used up: refused, as Burn's forward refuses.
         let err = fused.step(&[4, 4, 4]).unwrap_err();
@@ -133,17 +145,9 @@ fn fused_steps_on_reused_cache_buffers() {
     ] {
         let model = model(tiny(pattern), seed, &dev);
         let weights = CpuWeights::from_model(&model).expect("flex with a BLAS");
-        let rows: Vec<Vec<u32>> = (0..3)
-            .map(|r| (0..12).map(|t| ((r * 7 + t * 2) % 13) as u32).collect())
-            .collect();
-        let mut cache = model.new_cache(3, &dev);
         let mut fused = CpuDecoder::on_buffers(&weights, 3, 12, |len| vec![f32::NAN; len]);
-        for t in 0..12 {
-            let ids = column(&rows, t);
-            let want = burn_step(&model, &ids, &mut cache);
-            let got = fused.step(&ids).unwrap();
-            assert_close(got, &want, &format!("{pattern:?} on NaN buffers, step {t}"));
-        }
+        let what = format!("{pattern:?} on NaN buffers");
+        assert_steps_equal_the_cached_forward(&model, &mut fused, [7, 2], &what);
     }
     let first = super::cpu_decoder::spare_cache_buffer(1000);
     assert_eq!(first.len(), 1000);
