@@ -194,7 +194,8 @@ pub struct CpuDecoder<'w> {
     scores: Vec<f32>,
 }
 
-/// Cache buffers of dropped [`CpuDecoder`]s, for the next ones. A decoder's caches are
+/// Cache buffers of dropped [`CpuDecoder`]s, for the next ones (at most
+/// [`MAX_SPARE_CACHE_BUFFERS`] and [`MAX_SPARE_CACHE_FLOATS`]). A decoder's caches are
 /// tens of MB (batch 128, the small preset: 52 MB); freshly allocated, each is new pages
 /// from the operating system, faulted in and zeroed by the kernel at the first write, on
 /// every `sample_batch` call (about 5% of a batch-256 sampling profile).
@@ -202,6 +203,12 @@ static SPARE_CACHE_BUFFERS: std::sync::Mutex<Vec<Vec<f32>>> = std::sync::Mutex::
 
 /// Spare buffers kept at most (two threads' decoders of up to 16 layers, keys and values).
 const MAX_SPARE_CACHE_BUFFERS: usize = 64;
+
+/// Floats kept in spare buffers at most (1 GiB): what a process holds after sampling
+/// stays bounded. The small preset at batch 256 on 2 threads caches 104 MB; the MolGPT
+/// preset (128 positions) at batch 512 on 2 threads 1.07 GB, just above, so a few of
+/// its buffers are allocated afresh each call.
+const MAX_SPARE_CACHE_FLOATS: usize = 1 << 28;
 
 /// A buffer of `len` floats, reused from [`SPARE_CACHE_BUFFERS`] when one is large
 /// enough (its contents are stale: the caller reads only what it wrote), else new.
@@ -224,8 +231,12 @@ pub(super) fn spare_cache_buffer(len: usize) -> Vec<f32> {
 impl Drop for CpuDecoder<'_> {
     fn drop(&mut self) {
         if let Ok(mut spare) = SPARE_CACHE_BUFFERS.lock() {
+            let mut kept: usize = spare.iter().map(Vec::capacity).sum();
             for buffer in self.keys.drain(..).chain(self.values.drain(..)) {
-                if spare.len() < MAX_SPARE_CACHE_BUFFERS {
+                if spare.len() < MAX_SPARE_CACHE_BUFFERS
+                    && kept + buffer.capacity() <= MAX_SPARE_CACHE_FLOATS
+                {
+                    kept += buffer.capacity();
                     spare.push(buffer);
                 }
             }
