@@ -196,7 +196,7 @@ pub struct CpuDecoder<'w> {
 
 /// Cache buffers of dropped [`CpuDecoder`]s, for the next ones (at most
 /// [`MAX_SPARE_CACHE_BUFFERS`] and [`MAX_SPARE_CACHE_FLOATS`]). A decoder's caches are
-/// tens of MB (batch 128, the small preset: 52 MB); freshly allocated, each is new pages
+/// tens of MB (batch 128, the small preset: 67 MB); freshly allocated, each is new pages
 /// from the operating system, faulted in and zeroed by the kernel at the first write, on
 /// every `sample_batch` call (about 5% of a batch-256 sampling profile).
 static SPARE_CACHE_BUFFERS: std::sync::Mutex<Vec<Vec<f32>>> = std::sync::Mutex::new(Vec::new());
@@ -205,7 +205,7 @@ static SPARE_CACHE_BUFFERS: std::sync::Mutex<Vec<Vec<f32>>> = std::sync::Mutex::
 const MAX_SPARE_CACHE_BUFFERS: usize = 64;
 
 /// Floats kept in spare buffers at most (1 GiB): what a process holds after sampling
-/// stays bounded. The small preset at batch 256 on 2 threads caches 104 MB; the MolGPT
+/// stays bounded. The small preset at batch 256 on 2 threads caches 134 MB; the MolGPT
 /// preset (128 positions) at batch 512 on 2 threads 1.07 GB, just above, so a few of
 /// its buffers are allocated afresh each call.
 const MAX_SPARE_CACHE_FLOATS: usize = 1 << 28;
