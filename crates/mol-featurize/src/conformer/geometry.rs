@@ -2,6 +2,10 @@
 //! graph), the closest non-bonded contact, fragments placed apart, and a bit-exact
 //! fingerprint of a conformer.
 
+use std::hash::Hasher;
+
+use fnv::FnvHasher;
+
 use crate::molecule::Molecule;
 
 use super::{FRAGMENT_GAP_ANGSTROM, TOPOLOGICAL_BOND_ANGSTROM};
@@ -87,11 +91,9 @@ pub(super) fn place_fragments_apart(xyz: &mut [[f64; 3]], groups: &[Vec<usize>])
 /// `fixtures/conformers/published_chematic_bits.tsv`). Equal coordinates give equal
 /// hashes; `-0.0` and `0.0`, or two NaNs with other payloads, do not.
 pub fn coordinates_fnv64(xyz: &[[f64; 3]]) -> u64 {
-    // FNV-1a's published offset basis and prime (64-bit).
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in xyz.iter().flatten().flat_map(|c| c.to_bits().to_le_bytes()) {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    let mut hasher = FnvHasher::default();
+    for c in xyz.iter().flatten() {
+        hasher.write(&c.to_bits().to_le_bytes());
     }
-    hash
+    hasher.finish()
 }

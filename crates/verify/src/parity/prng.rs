@@ -2,10 +2,11 @@
 //! (FNV-1a 64 of the tensor name, element index), uniform in `[low, high)` with 24-bit
 //! resolution, computed in f64 and cast to f32 (bit-identical in both languages).
 
+/// FNV-1a 64 of `name`'s UTF-8 bytes (`fixtures/gen/prng.py`'s `fnv1a64`).
 fn fnv1a64(name: &str) -> u64 {
-    name.bytes().fold(0xCBF2_9CE4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01B3)
-    })
+    let mut hasher = fnv::FnvHasher::default();
+    std::hash::Hasher::write(&mut hasher, name.as_bytes());
+    std::hash::Hasher::finish(&hasher)
 }
 
 /// `n` values for tensor `name`, uniform in `[low, high)`.
