@@ -1,8 +1,8 @@
 //! Prints, per SMILES of a file (one per line), the conformer's method, atom count and the
 //! FNV-1a 64 hash of every coordinate's `f64` bits (little-endian, atom by atom, x y z), as
-//! tab-separated `smiles method atoms fnv64`: the fixture of the test that the forks of
-//! chematic-3d and chematic-ff under `vendor/` give the published crates' conformers bit for
-//! bit (`fixtures/conformers/published_chematic_bits.tsv`, made with the `[patch.crates-io]`
+//! tab-separated `smiles method atoms fnv64`: the published crates' conformers that the test
+//! of the forks of chematic-3d and chematic-ff under `vendor/` compares with
+//! (`fixtures/conformers/published_chematic_bits.tsv`, made with the `[patch.crates-io]`
 //! entries of the root Cargo.toml commented out).
 //! `cargo run --release -p mol-featurize --example conformer_bits -- smiles.txt`
 use mol_featurize::Molecule;

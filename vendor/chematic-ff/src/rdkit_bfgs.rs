@@ -34,9 +34,12 @@ pub fn scale_gradient(grad: &mut [f64]) -> f64 {
 }
 
 /// RDKit's `BFGSOpt::minimize` (RDKit 2026.03, Numerical Recipes
-/// `dfpmin`) with `BFGSOpt::linearSearch`, constant for constant and
-/// operation for operation, so a port of an RDKit force field minimized
-/// with it follows RDKit's trajectory bit for bit.
+/// `dfpmin`) with `BFGSOpt::linearSearch`, constant for constant. The line
+/// search and the convergence tests are RDKit's operation for operation; the
+/// inverse-Hessian work is [`PackedInverseHessian`]'s (molattn's fork), which
+/// computes the same quantities with the sums in another order, so a port of
+/// an RDKit force field minimized with it follows RDKit's trajectory to
+/// rounding, not bit for bit.
 ///
 /// * `pos`: flat coordinates (`3 * n_atoms`), updated in place.
 /// * `grad_tol`: RDKit's `forceTol` (`ForceField::minimize` default 1e-4).
@@ -141,23 +144,22 @@ pub(crate) fn bfgs_minimize_detailed_with_cached_energy(
     let dim = pos.len();
     let mut grad = vec![0.0; dim];
     let mut dgrad = vec![0.0; dim];
-    let mut hess_dgrad = vec![0.0; dim];
     let mut xi = vec![0.0; dim];
-    let mut inv_hessian = vec![0.0; dim * dim];
     let mut new_pos = vec![0.0; dim];
-    let mut next_xi = vec![0.0; dim];
-    let mut scaled = vec![0.0; 3 * dim];
+    // The search direction before the line search scales it: `-H grad` at the old point.
+    let mut direction = vec![0.0; dim];
+    let mut inv_hessian = PackedInverseHessian::identity(dim);
     let mut fp = func(pos);
     let initial_grad_scale = grad_fn(pos, &mut grad);
     let mut final_gradient_test = Some(gradient_test(pos, fp, &grad, initial_grad_scale));
     let mut sum = 0.0;
     for i in 0..dim {
-        inv_hessian[i * dim + i] = 1.0;
         xi[i] = -grad[i];
         sum += pos[i] * pos[i];
     }
     let max_step = MAXSTEP * smax(sum.sqrt(), dim as f64);
     for iteration in 1..=max_its {
+        direction.copy_from_slice(&xi);
         let (status, func_val, stale) =
             linear_search(pos, fp, &grad, &mut xi, &mut new_pos, &func, max_step);
         if status < 0 {
@@ -192,13 +194,21 @@ pub(crate) fn bfgs_minimize_detailed_with_cached_energy(
         if test < grad_tol {
             return done(0, None, Some(fp), iteration, final_gradient_test);
         }
+        // `H dgrad` in one sweep of the packed triangle, which also applies the previous
+        // iteration's update to it.
+        inv_hessian.update_and_mat_vec(&dgrad);
+        let hess_dgrad = &inv_hessian.hv;
         let (mut fac, mut fae, mut sum_dgrad, mut sum_xi) = (0.0, 0.0, 0.0, 0.0);
-        symmetric_mat_vec::<false>(&inv_hessian, &dgrad, &mut hess_dgrad);
         for i in 0..dim {
             fac += dgrad[i] * xi[i];
             fae += dgrad[i] * hess_dgrad[i];
             sum_dgrad += dgrad[i] * dgrad[i];
             sum_xi += xi[i] * xi[i];
+        }
+        // `H grad` at the new point without another sweep: `H grad_old = -direction`, so
+        // `H grad = H grad_old + H dgrad = hess_dgrad - direction`.
+        for i in 0..dim {
+            new_pos[i] = hess_dgrad[i] - direction[i];
         }
         if fac > (EPS * sum_dgrad * sum_xi).sqrt() {
             fac = 1.0 / fac;
@@ -206,127 +216,187 @@ pub(crate) fn bfgs_minimize_detailed_with_cached_energy(
             for i in 0..dim {
                 dgrad[i] = fac * xi[i] - fad * hess_dgrad[i];
             }
-            symmetric_rank2_update_mat_vec(
-                &mut inv_hessian,
-                [fac, fad, fae],
-                [&xi, &hess_dgrad, &dgrad],
-                &grad,
-                &mut scaled,
-                &mut next_xi,
-            );
-            std::mem::swap(&mut xi, &mut next_xi);
-        } else {
-            symmetric_mat_vec::<true>(&inv_hessian, &grad, &mut xi);
+            // `new_pos` is free until the next line search: it holds `H grad`, and then
+            // the next direction.
+            inv_hessian.defer_update([fac, fad, fae], &xi, &dgrad, &grad, &mut new_pos);
+        }
+        for i in 0..dim {
+            xi[i] = -new_pos[i];
         }
     }
     done(1, None, Some(fp), max_its, final_gradient_test)
 }
 
-/// `out[i] = sum_j h[i][j] * v[j]` for the symmetric `dim x dim` matrix `h` (row-major),
-/// or with `NEGATE` `out[i] = 0 - h[i][0] * v[0] - h[i][1] * v[1] - ...` (RDKit's
-/// `p -= invHessian[i][j] * grad[j]`). Each sum runs in RDKit's order, `j = 0..dim`, with
-/// a separate multiply and add per term, so the result is RDKit's row loop bit for bit.
+/// BFGS's inverse Hessian `H` (`dim x dim`, symmetric), stored as its upper triangle packed
+/// row by row (row `i` holds columns `i..dim`), with the update of each iteration
+/// (`BFGSOpt::minimize`, Numerical Recipes `dfpmin`)
+/// `H += fac * xi xi^T - fad * hdg hdg^T + fae * u u^T` held back until the next sweep.
 ///
-/// The row loop is one dependent chain of additions per row (latency-bound, not
-/// vectorisable without reassociating). Here `LANES` rows advance together: as `h` is
-/// symmetric, entry `(i + k, j)` is entry `(j, i + k)`, so the `LANES` terms of step `j`
-/// are contiguous in row `j`, and the `LANES` independent sums vectorise.
-fn symmetric_mat_vec<const NEGATE: bool>(h: &[f64], v: &[f64], out: &mut [f64]) {
-    const LANES: usize = 8;
-    let dim = v.len();
-    debug_assert_eq!(h.len(), dim * dim);
-    let blocked = dim - dim % LANES;
-    for i in (0..blocked).step_by(LANES) {
-        let mut acc = [0.0_f64; LANES];
-        for (j, &vj) in v.iter().enumerate() {
-            let column: &[f64; LANES] = h[j * dim + i..j * dim + i + LANES].try_into().unwrap();
-            for (a, &hij) in acc.iter_mut().zip(column) {
-                if NEGATE {
-                    *a -= hij * vj;
-                } else {
-                    *a += hij * vj;
-                }
-            }
+/// RDKit keeps the full matrix and walks it three times per iteration (`H * dgrad`, the
+/// update, `-H * grad`). Here one sweep over half of it applies the pending update and
+/// computes `H dgrad`; the next direction needs no sweep of its own, as
+/// `H_new grad = H grad + fac * xi (xi . grad) - fad * hdg (hdg . grad) + fae * u (u . grad)`
+/// and `H grad = H dgrad - direction` (the caller's unscaled direction was `-H grad_old`).
+/// The same quantities in exact arithmetic; the sums are reassociated (partial sums per row,
+/// the two triangles' contributions added apart), so results agree with RDKit's to
+/// rounding, not bit for bit.
+struct PackedInverseHessian {
+    dim: usize,
+    packed: Vec<f64>,
+    /// Whether an update is held back; its vectors `xi`, `hdg`, `u` (`3 * dim`) and the
+    /// same vectors times `fac`, `fad`, `fae` (`3 * dim`).
+    pending: bool,
+    vectors: Vec<f64>,
+    scaled: Vec<f64>,
+    /// `H v` of the last sweep (`H` with the pending update applied).
+    hv: Vec<f64>,
+}
+
+impl PackedInverseHessian {
+    fn identity(dim: usize) -> Self {
+        let mut packed = vec![0.0; dim * (dim + 1) / 2];
+        let mut offset = 0;
+        for i in 0..dim {
+            packed[offset] = 1.0;
+            offset += dim - i;
         }
-        out[i..i + LANES].copy_from_slice(&acc);
+        Self {
+            dim,
+            packed,
+            pending: false,
+            vectors: vec![0.0; 3 * dim],
+            scaled: vec![0.0; 3 * dim],
+            hv: vec![0.0; dim],
+        }
     }
-    for (i, o) in out.iter_mut().enumerate().skip(blocked) {
-        let mut sum = 0.0;
-        for (hij, vj) in h[i * dim..(i + 1) * dim].iter().zip(v) {
-            if NEGATE {
-                sum -= hij * vj;
-            } else {
-                sum += hij * vj;
-            }
+
+    /// Applies the pending update (if any) and sets `hv = H v`.
+    fn update_and_mat_vec(&mut self, v: &[f64]) {
+        if self.pending {
+            self.sweep::<true>(v);
+        } else {
+            self.sweep::<false>(v);
         }
-        *o = sum;
+        self.pending = false;
+    }
+
+    /// Holds back the update `H += fac * xi xi^T - fad * hdg hdg^T + fae * u u^T` (`hdg`:
+    /// the `hv` of the last sweep) for the next sweep, and turns `h_grad = H grad` into
+    /// `H_new grad`.
+    fn defer_update(
+        &mut self,
+        [fac, fad, fae]: [f64; 3],
+        xi: &[f64],
+        u: &[f64],
+        grad: &[f64],
+        h_grad: &mut [f64],
+    ) {
+        let dim = self.dim;
+        let hdg = &self.hv;
+        let (mut xi_grad, mut hdg_grad, mut u_grad) = (0.0, 0.0, 0.0);
+        for k in 0..dim {
+            xi_grad += xi[k] * grad[k];
+            hdg_grad += hdg[k] * grad[k];
+            u_grad += u[k] * grad[k];
+        }
+        let (cx, ch, cu) = (fac * xi_grad, fad * hdg_grad, fae * u_grad);
+        for k in 0..dim {
+            h_grad[k] += cx * xi[k] - ch * hdg[k] + cu * u[k];
+        }
+        let (vx, rest) = self.vectors.split_at_mut(dim);
+        let (vh, vu) = rest.split_at_mut(dim);
+        let (sx, rest) = self.scaled.split_at_mut(dim);
+        let (sh, su) = rest.split_at_mut(dim);
+        for k in 0..dim {
+            (vx[k], vh[k], vu[k]) = (xi[k], hdg[k], u[k]);
+            (sx[k], sh[k], su[k]) = (fac * xi[k], fad * hdg[k], fae * u[k]);
+        }
+        self.pending = true;
+    }
+
+    /// One sweep of the packed rows: with `UPDATE`, `h_ij += sx_i x_j - sh_i hdg_j +
+    /// su_i u_j`; then `hv_i += h_ij v_j` and `hv_j += h_ij v_i`.
+    fn sweep<const UPDATE: bool>(&mut self, v: &[f64]) {
+        let dim = self.dim;
+        let (vx, rest) = self.vectors.split_at(dim);
+        let (vh, vu) = rest.split_at(dim);
+        let (sx, rest) = self.scaled.split_at(dim);
+        let (sh, su) = rest.split_at(dim);
+        let hv = &mut self.hv;
+        hv.fill(0.0);
+        let mut offset = 0;
+        for i in 0..dim {
+            let row = &mut self.packed[offset..offset + dim - i];
+            offset += dim - i;
+            let factors = if UPDATE {
+                [sx[i], sh[i], su[i]]
+            } else {
+                [0.0; 3]
+            };
+            if UPDATE {
+                row[0] += factors[0] * vx[i] - factors[1] * vh[i] + factors[2] * vu[i];
+            }
+            let diag = row[0];
+            let j = i + 1;
+            let sum = packed_row::<UPDATE>(
+                &mut row[1..],
+                &mut hv[j..],
+                &v[j..],
+                [&vx[j..], &vh[j..], &vu[j..]],
+                factors,
+                v[i],
+            );
+            hv[i] += diag * v[i] + sum;
+        }
     }
 }
 
-/// BFGS's update of the inverse Hessian (`BFGSOpt::minimize`, Numerical Recipes `dfpmin`)
-/// followed by the next search direction, in one pass over `h`:
-/// `h[i][j] += fac * xi[i] * xi[j] - fad * hdg[i] * hdg[j] + fae * u[i] * u[j]`, then
-/// `out = -h * v` (RDKit's `xi[i] -= invHessian[i][j] * grad[j]`, `j = 0..dim`).
-///
-/// Bit for bit RDKit's loops:
-/// - RDKit updates `i <= j` with the row's factor first (`(fac * xi[i]) * xi[j]`) and
-///   copies the result to `h[j][i]`. Here each row is written whole and contiguous: the
-///   entries left of the diagonal (`j < i`) take RDKit's expression for `(j, i)`,
-///   `(fac * xi[j]) * xi[i] - ...`, from the scaled vectors in `scaled`. `h` enters
-///   exactly symmetric (identity, then only these updates), so the old `h[i][j]` is the
-///   old `h[j][i]`, and products commute exactly: every entry gets RDKit's value and `h`
-///   stays exactly symmetric, without RDKit's strided mirror stores.
-/// - The mat-vec as column sweeps: `out[k] -= h[i][k] * v[i]` for `i = 0..dim` in order,
-///   which is RDKit's `out[k] = 0 - h[k][0] * v[0] - h[k][1] * v[1] - ...` (one multiply
-///   and one subtraction per term, the same order; `h[i][k] = h[k][i]` exactly), each
-///   entry used as soon as it is updated.
-///
-/// `scaled` is scratch of `3 * dim`; `out` must not alias the inputs.
-fn symmetric_rank2_update_mat_vec(
-    h: &mut [f64],
-    [fac, fad, fae]: [f64; 3],
-    [xi, hdg, u]: [&[f64]; 3],
+/// One packed row right of the diagonal (see [`PackedInverseHessian::sweep`]): applies the
+/// update when `UPDATE`, adds `h_j * vi` to `hv[j]` and returns `sum_j h_j v_j`. A function
+/// of its own so that its slices are known not to alias: the loops vectorise.
+#[inline]
+fn packed_row<const UPDATE: bool>(
+    row: &mut [f64],
+    hv: &mut [f64],
     v: &[f64],
-    scaled: &mut [f64],
-    out: &mut [f64],
-) {
-    let dim = xi.len();
-    debug_assert_eq!(h.len(), dim * dim);
-    let (pxi, rest) = scaled.split_at_mut(dim);
-    let (phd, pu) = rest.split_at_mut(dim);
-    for k in 0..dim {
-        pxi[k] = fac * xi[k];
-        phd[k] = fad * hdg[k];
-        pu[k] = fae * u[k];
-    }
-    out.fill(0.0);
-    for i in 0..dim {
-        let row = &mut h[i * dim..(i + 1) * dim];
-        let (left, right) = row.split_at_mut(i);
-        let (out_left, out_right) = out.split_at_mut(i);
-        let (xii, hdgi, ui, vi) = (xi[i], hdg[i], u[i], v[i]);
-        for ((((hij, o), &pxj), &phdj), &puj) in left
-            .iter_mut()
-            .zip(out_left)
-            .zip(&*pxi)
-            .zip(&*phd)
-            .zip(&*pu)
-        {
-            *hij += pxj * xii - phdj * hdgi + puj * ui;
-            *o -= *hij * vi;
+    [vx, vh, vu]: [&[f64]; 3],
+    [a, b, c]: [f64; 3],
+    vi: f64,
+) -> f64 {
+    const LANES: usize = 4;
+    let n = row.len();
+    let (hv, v, vx, vh, vu) = (&mut hv[..n], &v[..n], &vx[..n], &vh[..n], &vu[..n]);
+    let mut acc = [0.0_f64; LANES];
+    let blocked = n - n % LANES;
+    for k in (0..blocked).step_by(LANES) {
+        let h: &mut [f64; LANES] = (&mut row[k..k + LANES]).try_into().unwrap();
+        let hvb: &mut [f64; LANES] = (&mut hv[k..k + LANES]).try_into().unwrap();
+        let vb: &[f64; LANES] = v[k..k + LANES].try_into().unwrap();
+        if UPDATE {
+            let xb: &[f64; LANES] = vx[k..k + LANES].try_into().unwrap();
+            let gb: &[f64; LANES] = vh[k..k + LANES].try_into().unwrap();
+            let ub: &[f64; LANES] = vu[k..k + LANES].try_into().unwrap();
+            for l in 0..LANES {
+                h[l] += a * xb[l] - b * gb[l] + c * ub[l];
+            }
         }
-        let (pxii, phdi, pui) = (pxi[i], phd[i], pu[i]);
-        for ((((hij, o), &xj), &hdgj), &uj) in right
-            .iter_mut()
-            .zip(out_right)
-            .zip(&xi[i..])
-            .zip(&hdg[i..])
-            .zip(&u[i..])
-        {
-            *hij += pxii * xj - phdi * hdgj + pui * uj;
-            *o -= *hij * vi;
+        for l in 0..LANES {
+            acc[l] += h[l] * vb[l];
+            hvb[l] += h[l] * vi;
         }
     }
+    let mut sum = 0.0;
+    for k in blocked..n {
+        if UPDATE {
+            row[k] += a * vx[k] - b * vh[k] + c * vu[k];
+        }
+        sum += row[k] * v[k];
+        hv[k] += row[k] * vi;
+    }
+    for a in acc {
+        sum += a;
+    }
+    sum
 }
 
 /// `BFGSOpt::linearSearch`: (resCode, newVal, last trial point when the

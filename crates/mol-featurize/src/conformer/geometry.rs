@@ -86,9 +86,9 @@ pub(super) fn place_fragments_apart(xyz: &mut [[f64; 3]], groups: &[Vec<usize>])
 }
 
 /// FNV-1a 64 of every coordinate's `f64` bits (little-endian bytes, atom by atom, x y z): a
-/// fingerprint that tells whether two builds give the same conformer bit for bit (the test
-/// of the forks under `vendor/` against the published chematic crates,
-/// `fixtures/conformers/published_chematic_bits.tsv`). Equal coordinates give equal
+/// fingerprint that tells whether two builds give the same conformer bit for bit (the
+/// published chematic crates' conformers in `fixtures/conformers/published_chematic_bits.tsv`,
+/// against which the forks under `vendor/` are compared). Equal coordinates give equal
 /// hashes; `-0.0` and `0.0`, or two NaNs with other payloads, do not.
 pub fn coordinates_fnv64(xyz: &[[f64; 3]]) -> u64 {
     let mut hasher = FnvHasher::default();

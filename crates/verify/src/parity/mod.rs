@@ -184,7 +184,7 @@ fn write_doc(path: &Path, table: &str, edge_cases: &str, fuzz: &str) -> anyhow::
          lsj2408/Transformer-M code (`fixtures/gen/transformer_m_original.py`) and the MOSES\n\
          metrics of the `moses` package, molsets 0.3.1 (`fixtures/gen/moses_metrics_reference.py`).\n\
          Parity runs use the featurizer's `reference_compat` option (reference quirks on).\n\
-         Versions: molattn {molattn}, mol-featurize {featurize}, Burn 0.22.1, chematic 1.2.1 (chematic-3d ETKDG, chematic-ff UFF; both through the bit-identical forks in vendor/) (Cargo.lock).\n\n\
+         Versions: molattn {molattn}, mol-featurize {featurize}, Burn 0.22.1, chematic 1.2.1 (chematic-3d ETKDG, chematic-ff UFF; both through the forks in vendor/, whose BFGS sums in another order than RDKit's) (Cargo.lock).\n\n\
          {table}\n\
          ## Edge cases vs RDKit, case by case\n\n\
          `fixtures/edge_cases.json` (`fixtures/gen/edge_cases.py`, RDKit's graph after the MAT\n\
