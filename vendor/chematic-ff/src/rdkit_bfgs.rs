@@ -160,8 +160,21 @@ pub(crate) fn bfgs_minimize_detailed_with_cached_energy(
     let max_step = MAXSTEP * smax(sum.sqrt(), dim as f64);
     for iteration in 1..=max_its {
         direction.copy_from_slice(&xi);
-        let (status, func_val, stale) =
+        let (mut status, mut func_val, mut stale) =
             linear_search(pos, fp, &grad, &mut xi, &mut new_pos, &func, max_step);
+        if status < 0 && iteration > 1 {
+            // The direction is carried from one iteration to the next (see
+            // `PackedInverseHessian`), so its rounding errors add up where RDKit recomputes
+            // `-H grad` each time. Before giving up as RDKit would, compute it from `H` with
+            // one sweep and search once more.
+            inv_hessian.update_and_mat_vec(&grad);
+            for (x, h) in xi.iter_mut().zip(&inv_hessian.hv) {
+                *x = -h;
+            }
+            direction.copy_from_slice(&xi);
+            (status, func_val, stale) =
+                linear_search(pos, fp, &grad, &mut xi, &mut new_pos, &func, max_step);
+        }
         if status < 0 {
             // RDKit's CHECK_INVARIANT("bad direction in linearSearch").
             return done(-1, None, Some(fp), iteration - 1, final_gradient_test);
@@ -238,8 +251,11 @@ pub(crate) fn bfgs_minimize_detailed_with_cached_energy(
 /// `H_new grad = H grad + fac * xi (xi . grad) - fad * hdg (hdg . grad) + fae * u (u . grad)`
 /// and `H grad = H dgrad - direction` (the caller's unscaled direction was `-H grad_old`).
 /// The same quantities in exact arithmetic; the sums are reassociated (partial sums per row,
-/// the two triangles' contributions added apart), so results agree with RDKit's to
-/// rounding, not bit for bit.
+/// the two triangles' contributions added apart) and the direction is carried from one
+/// iteration to the next instead of recomputed from `H`, so its rounding errors add up
+/// (relatively about `eps * |grad_0| / |grad_k|`; when a carried direction fails the line
+/// search, the minimiser recomputes it from `H` and searches once more before giving up).
+/// Results agree with RDKit's to rounding, not bit for bit.
 struct PackedInverseHessian {
     dim: usize,
     packed: Vec<f64>,

@@ -10,7 +10,7 @@
 //! [`RdkitMmffField::minimize`] is
 //! `ForceField::minimize` (`BFGSOpt::minimize` with its line search and
 //! RDKit's gradient scaling), so `MMFFOptimizeMolecule` lands on the same
-//! coordinates. The MMFF parameters come from chematic's MMFF94 typing.
+//! coordinates to rounding (molattn's fork of the BFGS sums in another order). The MMFF parameters come from chematic's MMFF94 typing.
 //! The opt-in [`RdkitMmffField::with_terms_and_partial_charges`] constructor
 //! substitutes external electrostatic charges and defines a hybrid model
 //! outside the standard-MMFF/default-constructor parity contract.

@@ -5,9 +5,10 @@
 //! trigonal-bipyramidal special case, van der Waals, torsion and inversion),
 //! in RDKit's order and with RDKit's energy and gradient expressions
 //! (`Code/ForceField/UFF/*.cpp`), so `UFFGetMoleculeForceField(...)
-//! .CalcEnergy()` / `CalcGrad()` and `UFFOptimizeMolecule` are reproduced
-//! within platform floating-point tolerance (and bit for bit on the recorded
-//! Linux comparison lane). Atom typing is RDKit's `UFF::Tools::getAtomLabel` on chematic's
+//! .CalcEnergy()` / `CalcGrad()` are reproduced within platform
+//! floating-point tolerance (and bit for bit on the recorded Linux comparison
+//! lane); `UFFOptimizeMolecule` to rounding, as molattn's fork of the BFGS
+//! minimiser sums in another order (FORK.md). Atom typing is RDKit's `UFF::Tools::getAtomLabel` on chematic's
 //! RDKit-compatible hybridization, aromaticity and conjugation perception.
 //!
 //! The molecule must carry explicit hydrogens in RDKit `AddHs` order

@@ -3,6 +3,7 @@
 //! Burn), so one per crate instead of one per file (docs/BUILD.md).
 
 mod bad_records;
+mod bfgs_packed;
 mod conformer_bits;
 mod edge_cases;
 mod mat_edge_fixture;
