@@ -19,7 +19,6 @@ use burn::prelude::*;
 use burn::tensor::Distribution;
 use rand::rngs::SmallRng;
 use rand::{RngCore, SeedableRng};
-use rayon::prelude::*;
 
 /// Elements per independently seeded chunk of a mask.
 pub const CHUNK: usize = 1 << 14;
@@ -48,22 +47,19 @@ pub fn mask(n: usize, prob: f64, seed: u64) -> Vec<f32> {
     let scale = (1.0 / (1.0 - prob)) as f32;
     // An element is dropped when a uniform u32 falls below prob * 2^32.
     let threshold = (prob * 4_294_967_296.0).min(u32::MAX as f64) as u32;
-    let mut values = vec![0.0f32; n];
-    values
-        .par_chunks_mut(CHUNK)
-        .enumerate()
-        .for_each(|(i, chunk)| {
-            let stream = seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            let mut rng = SmallRng::seed_from_u64(stream);
-            for v in chunk {
-                *v = if rng.next_u32() >= threshold {
-                    scale
-                } else {
-                    0.0
-                };
+    crate::flex_data::par_chunks_filled(n, CHUNK, |i, chunk| {
+        let stream = seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut rng = SmallRng::seed_from_u64(stream);
+        let keep = |draw: u64| scale * f32::from(u8::from(draw as u32 >= threshold));
+        // Two draws per 64-bit output (xoshiro's `next_u32` discards half of one).
+        for pair in chunk.chunks_mut(2) {
+            let draws = rng.next_u64();
+            pair[0] = keep(draws);
+            if let Some(v) = pair.get_mut(1) {
+                *v = keep(draws >> 32);
             }
-        });
-    values
+        }
+    })
 }
 
 /// The keep-mask (keep-scale folded in) that [`dropout()`] would multiply an `n`-element

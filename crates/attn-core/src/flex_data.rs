@@ -7,6 +7,33 @@ use burn::prelude::*;
 use burn::tensor::DType;
 use burn_flex::FlexTensor;
 
+/// A vector of `n` floats written in parallel chunks of `chunk` elements: chunk `i` is
+/// zeroed by the task that then runs `fill(i, chunk)`, on rayon's threads. Why: `vec![0.0;
+/// n]` zeroes all of it on the calling thread before the parallel work (a large output
+/// allocation is a memset of its own, 1-3% of a SMILES generator training step per kernel,
+/// `perf`); here each chunk is zeroed in parallel and is in cache when `fill` writes it.
+pub(crate) fn par_chunks_filled(
+    n: usize,
+    chunk: usize,
+    fill: impl Fn(usize, &mut [f32]) + Sync,
+) -> Vec<f32> {
+    use rayon::prelude::*;
+    let mut out: Vec<f32> = Vec::with_capacity(n);
+    out.spare_capacity_mut()[..n]
+        .par_chunks_mut(chunk.max(1))
+        .enumerate()
+        .for_each(|(i, part)| {
+            part.fill(std::mem::MaybeUninit::new(0.0));
+            // SAFETY: every element of `part` was initialised just above, and
+            // `MaybeUninit<f32>` has `f32`'s layout.
+            let part = unsafe { &mut *(part as *mut [std::mem::MaybeUninit<f32>] as *mut [f32]) };
+            fill(i, part);
+        });
+    // SAFETY: the first `n` elements were all initialised by the chunks above.
+    unsafe { out.set_len(n) };
+    out
+}
+
 /// The float primitive of flex's autodiff backend.
 pub(crate) type AdTensor = <Autodiff<Flex> as BackendTypes>::FloatTensorPrimitive;
 

@@ -22,9 +22,10 @@ use burn::backend::{Autodiff, Flex};
 use burn::prelude::*;
 use burn::tensor::activation;
 use burn_flex::FlexTensor;
-use rayon::prelude::*;
 
-use crate::flex_data::{AdTensor, contiguous, dims_of, on_flex_f32, tensor_from, values};
+use crate::flex_data::{
+    AdTensor, contiguous, dims_of, on_flex_f32, par_chunks_filled, tensor_from, values,
+};
 use crate::simd::avx2_fma;
 
 /// Elements per rayon task.
@@ -71,24 +72,21 @@ pub fn gelu_into(xs: &[f32], out: &mut [f32]) {
 
 /// `gelu(x)` (no `grad`) or `grad * gelu'(x)`, elementwise, in parallel chunks.
 fn map(x: &FlexTensor, grad: Option<&[f32]>) -> FlexTensor {
-    let xs = values(x);
-    let mut out = vec![0.0f32; xs.len()];
+    let all = values(x);
     let avx = avx2_fma();
-    out.par_chunks_mut(CHUNK)
-        .zip(xs.par_chunks(CHUNK))
-        .enumerate()
-        .for_each(|(c, (out, xs))| {
-            let grad = grad.map(|g| &g[c * CHUNK..c * CHUNK + xs.len()]);
-            if avx {
-                // SAFETY: the CPU has AVX2 and FMA (checked above).
-                #[cfg(target_arch = "x86_64")]
-                unsafe {
-                    chunk_avx2(xs, grad, out)
-                };
-            } else {
-                chunk_portable(xs, grad, out);
-            }
-        });
+    let out = par_chunks_filled(all.len(), CHUNK, |c, out| {
+        let xs = &all[c * CHUNK..c * CHUNK + out.len()];
+        let grad = grad.map(|g| &g[c * CHUNK..c * CHUNK + xs.len()]);
+        if avx {
+            // SAFETY: the CPU has AVX2 and FMA (checked above).
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                chunk_avx2(xs, grad, out)
+            };
+        } else {
+            chunk_portable(xs, grad, out);
+        }
+    });
     tensor_from(out, &dims_of(x))
 }
 

@@ -71,7 +71,7 @@ pub use dropout::dropout;
 pub use edge_encoding::multi_hop_edge_bias;
 pub use fused_attention::{
     FusedAttention, FusedAttentionInputs, fused_attention, fused_attention_packed,
-    fused_attention_packed_biased,
+    fused_attention_packed_biased, fused_attention_qkv,
 };
 pub use gaussian_basis::gaussian_basis;
 pub use gelu::gelu;

@@ -35,11 +35,19 @@ fn unfused(
 }
 
 /// Values and the gradients of q, k, v and attn_bias equal the unfused ops', with a
-/// key mask, one query row masked entirely (uniform weights), a shared p_mix and a
-/// dropout mask; and the plain device gives the same values. A transposed head, a
-/// missing scale or a wrong softmax term is off by O(1).
+/// key mask (a causal window in molecule 0, key padding in molecule 1), one query row
+/// masked entirely (uniform weights), a dropout mask, and with and without a shared
+/// p_mix (without it the kernel skips the masked columns at either end of a row); and
+/// the plain device gives the same values. A transposed head, a missing scale or a wrong
+/// softmax term is off by O(1).
 #[test]
 fn fused_core_matches_the_unfused_ops() {
+    for with_p_mix in [true, false] {
+        fused_core_matches_the_unfused_ops_with(with_p_mix);
+    }
+}
+
+fn fused_core_matches_the_unfused_ops_with(with_p_mix: bool) {
     let dev = Device::flex().autodiff();
     let cfg = FusedAttention {
         num_heads: H,
@@ -49,12 +57,17 @@ fn fused_core_matches_the_unfused_ops() {
     let rnd = |dims: [usize; 3]| Tensor::<3>::random(dims, Distribution::Normal(0.0, 1.0), &dev);
     let (q, k, v) = (rnd([B, N, D]), rnd([B, N, D]), rnd([B, N, D]));
     let bias = Tensor::<4>::random([B, H, N, N], Distribution::Normal(0.0, 1.0), &dev);
-    let p_mix = Tensor::<3>::random([B, N, N], Distribution::Default, &dev);
-    // Keys 4 and 5 of molecule 1 masked; molecule 2 row 0 masked entirely.
+    let p_mix = if with_p_mix {
+        Tensor::<3>::random([B, N, N], Distribution::Default, &dev)
+    } else {
+        Tensor::<3>::zeros([B, N, N], &dev)
+    };
+    // Molecule 0: query i sees keys i - 2 ..= i; keys 4 and 5 of molecule 1 masked;
+    // molecule 2 row 0 masked entirely.
     let mask: Vec<bool> = (0..B * N * N)
         .map(|e| {
             let (bi, i, j) = (e / (N * N), e / N % N, e % N);
-            (bi == 1 && j >= 4) || (bi == 2 && i == 0)
+            (bi == 0 && (j > i || j + 2 < i)) || (bi == 1 && j >= 4) || (bi == 2 && i == 0)
         })
         .collect();
     let keep: Vec<f32> = (0..B * H * N * N)
@@ -75,9 +88,8 @@ fn fused_core_matches_the_unfused_ops() {
         out_dims: [B, N, D],
         bias_dims: [B, H, N, N],
         mask: Some(Arc::new(mask.clone())),
-        p_mix: Some(contiguous(
-            p_mix.clone().inner().try_into_primitive::<Flex>().unwrap(),
-        )),
+        p_mix: with_p_mix
+            .then(|| contiguous(p_mix.clone().inner().try_into_primitive::<Flex>().unwrap())),
         keep: Some(Arc::new(keep.clone())),
     };
     let grads_of = |fused: bool| {
@@ -249,4 +261,61 @@ fn plain_attention_averages_equal_keys() {
         .try_to_vec()
         .unwrap();
     assert_eq!(out, [4.0, 6.0, 4.0, 6.0]);
+}
+
+/// The merged entry equals the three-view call: values, and the gradient of `qkv` (every
+/// column block: Q, K and V's gradients in their places), with a key mask, on the autodiff
+/// and the plain device. Q's and K's gradient blocks swapped, or the blocks read from the
+/// wrong columns, is off by O(1).
+#[test]
+fn merged_qkv_equals_three_views() {
+    let dev = Device::flex().autodiff();
+    let cfg = FusedAttention {
+        num_heads: H,
+        scale: 0.5,
+        softmax_weight: 1.0,
+    };
+    let qkv0 = Tensor::<3>::random([B, N, 3 * D], Distribution::Normal(0.0, 1.0), &dev);
+    let g = Tensor::<3>::random([B, N, D], Distribution::Normal(0.0, 1.0), &dev);
+    let mask: Vec<bool> = (0..B * N * N).map(|e| e % N > e / N % N).collect();
+    let inputs = || FusedAttentionInputs {
+        attn_mask: Some(Tensor::<3, Bool>::from_data(
+            TensorData::new(mask.clone(), [B, N, N]),
+            &dev,
+        )),
+        ..Default::default()
+    };
+    let run = |merged: bool| {
+        let qkv = qkv0.clone().detach().require_grad();
+        let out = if merged {
+            fused_attention_qkv(cfg, qkv.clone(), inputs())
+        } else {
+            let part = |i: usize| qkv.clone().narrow(2, i * D, D);
+            fused_attention(cfg, part(0), part(1), part(2), inputs())
+        }
+        .expect("on flex");
+        let grads = (out.clone() * g.clone()).sum().backward();
+        [
+            out.inner().into_data(),
+            qkv.grad(&grads).expect("dqkv").into_data(),
+        ]
+    };
+    let (merged, views) = (run(true), run(false));
+    for (m, v) in merged.iter().zip(&views) {
+        m.assert_approx_eq::<f32>(v, Tolerance::absolute(1e-6));
+    }
+    let plain = fused_attention_qkv(cfg, qkv0.clone().inner(), FusedAttentionInputs::default())
+        .expect("on flex");
+    let part = |i: usize| qkv0.clone().inner().narrow(2, i * D, D);
+    let reference = fused_attention(
+        cfg,
+        part(0),
+        part(1),
+        part(2),
+        FusedAttentionInputs::default(),
+    )
+    .expect("on flex");
+    plain
+        .into_data()
+        .assert_approx_eq::<f32>(&reference.into_data(), Tolerance::absolute(1e-6));
 }

@@ -282,9 +282,7 @@ impl SequenceSelfAttention {
     fn fused_forward(&self, x: Tensor<3>, pattern: &AttentionPattern) -> Tensor<3> {
         let [b, t, _] = x.dims();
         let device = x.device();
-        let width = self.num_heads * self.d_k;
         let qkv = crate::linear(&self.qkv, x);
-        let part = |i: usize| qkv.clone().narrow(2, i * width, width);
         let dense = !pattern.causal && pattern.window.is_none();
         let attn_mask = (!dense).then(|| {
             pattern
@@ -303,7 +301,7 @@ impl SequenceSelfAttention {
             p_mix: None,
             dropout: Some(&self.dropout),
         };
-        let out = crate::fused_attention(cfg, part(0), part(1), part(2), inputs)
+        let out = crate::fused_attention_qkv(cfg, qkv, inputs)
             .expect("the fused kernel takes f32 on flex");
         crate::linear(&self.out_proj, out)
     }

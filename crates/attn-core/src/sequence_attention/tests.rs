@@ -276,6 +276,7 @@ fn fused_whole_sequence_equals_the_unfused_ops() {
     for pattern in [
         AttentionPattern::causal(),
         AttentionPattern::local(3, 1),
+        AttentionPattern::local(3, 0),
         dense,
     ] {
         let layer = SequenceAttentionConfig::new(16, 4)
