@@ -29,6 +29,11 @@ pub struct GenerateArgs {
     /// A `train --model smiles-gpt` run folder.
     #[arg(long)]
     pub run: PathBuf,
+    /// Sample the run's checkpoint N (`checkpoint/model-N.bpk`; with
+    /// `--checkpoints-per-epoch`, N counts parts) instead of its best model: scores a run
+    /// that is still training. The engine keeps the best and the latest checkpoint.
+    #[arg(long, value_name = "N")]
+    pub checkpoint: Option<usize>,
     /// Samples to draw (MOSES evaluates 30000).
     #[arg(short = 'n', long, default_value_t = 1000)]
     pub n: usize,
@@ -78,7 +83,10 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     if args.moses {
         super::moses_metrics::check_inputs(&args.sets)?;
     }
-    let run = GptRun::open(&args.run, &device)?;
+    let run = match args.checkpoint {
+        Some(epoch) => GptRun::open_checkpoint(&args.run, epoch, &device)?,
+        None => GptRun::open(&args.run, &device)?,
+    };
     if args.out == run.spec.corpus.path {
         bail!("--out {} is the run's training corpus", args.out.display());
     }

@@ -289,6 +289,11 @@ impl GptRun {
     /// [`TrainError::Checkpoint`] naming the file that is missing or unreadable, or a run
     /// of another kind.
     pub fn open(run_dir: &Path, device: &Device) -> Result<Self, TrainError> {
+        Self::open_spec(Self::read_spec(run_dir)?, run_dir, device)
+    }
+
+    /// `run_dir/run.json`, refused unless it is a smiles-gpt run.
+    fn read_spec(run_dir: &Path) -> Result<GptRunSpec, TrainError> {
         let bad = |reason: String| TrainError::Checkpoint {
             path: run_dir.join("run.json"),
             reason,
@@ -300,7 +305,18 @@ impl GptRun {
         if spec.kind != RunKind::SmilesGpt {
             return Err(bad(format!("a {} run, not smiles-gpt", spec.kind)));
         }
-        Self::open_spec(spec, run_dir, device)
+        Ok(spec)
+    }
+
+    /// `run_dir/vocab.json`.
+    fn read_vocab(run_dir: &Path) -> Result<SmilesVocab, TrainError> {
+        let vocab_path = run_dir.join("vocab.json");
+        let bad = |reason: String| TrainError::Checkpoint {
+            path: vocab_path.clone(),
+            reason,
+        };
+        let text = std::fs::read_to_string(&vocab_path).map_err(|e| bad(e.to_string()))?;
+        serde_json::from_str(&text).map_err(|e| bad(e.to_string()))
     }
 
     /// The run in `run_dir` whose `run.json` is `spec` (read already, e.g. by
@@ -314,15 +330,35 @@ impl GptRun {
         run_dir: &Path,
         device: &Device,
     ) -> Result<Self, TrainError> {
-        let vocab_path = run_dir.join("vocab.json");
-        let bad = |reason: String| TrainError::Checkpoint {
-            path: vocab_path.clone(),
-            reason,
-        };
-        let text = std::fs::read_to_string(&vocab_path).map_err(|e| bad(e.to_string()))?;
-        let vocab: SmilesVocab = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+        let vocab = Self::read_vocab(run_dir)?;
         let path = run_dir.join("best_model.bpk");
         let model = crate::checkpoint::load_model_file(spec.model.init(device), &path)?;
+        Ok(Self { spec, vocab, model })
+    }
+
+    /// This run with the weights of its checkpoint `epoch` (`checkpoint/model-<epoch>.bpk`,
+    /// the engine's record of a training run, which it keeps for the best and the last
+    /// epoch; with `--checkpoints-per-epoch` an "epoch" is one part) instead of the best
+    /// model: a run still training can be sampled and scored. The run folder needs
+    /// `run.json` and `vocab.json` (written when training starts), not `best_model.bpk`.
+    ///
+    /// # Errors
+    /// [`TrainError::Checkpoint`] naming the file that is missing or unreadable, or a run
+    /// of another kind.
+    pub fn open_checkpoint(
+        run_dir: &Path,
+        epoch: usize,
+        device: &Device,
+    ) -> Result<Self, TrainError> {
+        let spec = Self::read_spec(run_dir)?;
+        let vocab = Self::read_vocab(run_dir)?;
+        let path = run_dir
+            .join("checkpoint")
+            .join(format!("model-{epoch}.bpk"));
+        let learner = GptLearner {
+            model: spec.model.init(device),
+        };
+        let model = crate::checkpoint::load_model_file(learner, &path)?.model;
         Ok(Self { spec, vocab, model })
     }
 }

@@ -143,6 +143,15 @@ fn tiny_generator_trains_samples_and_is_reproducible() {
         };
         let rows = generate(&opened, &request, &dev, |_| {}).unwrap();
         assert_eq!(rows.len(), 20);
+        // The engine's checkpoint of the best epoch holds the best model's weights: the
+        // same samples (`generate --checkpoint`); a checkpoint that was not kept is an
+        // error naming its file.
+        let best = GptRun::open_checkpoint(&out, summary.best_epoch, &dev).unwrap();
+        assert_eq!(generate(&best, &request, &dev, |_| {}).unwrap(), rows);
+        let missing = GptRun::open_checkpoint(&out, 99, &dev)
+            .unwrap_err()
+            .to_string();
+        assert!(missing.contains("model-99.bpk"), "{missing}");
         for row in &rows {
             assert!(row.smiles.starts_with('C'), "{row:?}");
             assert_eq!(row.valid, row.reason.is_empty(), "{row:?}");
