@@ -50,7 +50,7 @@ pub fn mask(n: usize, prob: f64, seed: u64) -> Vec<f32> {
     crate::flex_data::par_chunks_filled(n, CHUNK, |i, chunk| {
         let stream = seed ^ (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut rng = SmallRng::seed_from_u64(stream);
-        let keep = |draw: u64| scale * f32::from(u8::from(draw as u32 >= threshold));
+        let keep = |draw: u64| if draw as u32 >= threshold { scale } else { 0.0 };
         // Two draws per 64-bit output (xoshiro's `next_u32` discards half of one).
         for pair in chunk.chunks_mut(2) {
             let draws = rng.next_u64();
@@ -106,6 +106,8 @@ mod tests {
             .install(|| mask(200_000, 0.1, 42));
         assert_eq!(m, one_thread);
         assert_ne!(m, mask(200_000, 0.1, 43));
+        // An odd length (the last draw's second half unused) is the longer mask's prefix.
+        assert_eq!(mask(CHUNK + 3, 0.1, 42), m[..CHUNK + 3]);
     }
 
     /// (That the same device seed gives the same masks is `mask`'s determinism plus one

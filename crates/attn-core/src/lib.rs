@@ -24,7 +24,7 @@
 //!   pair bias (DGL `BiasedMHA` semantics), NaN-free on padded rows.
 //! - [`dropout()`]: Burn's dropout with a fast mask on the CPU backend.
 //! - [`fused_attention()`]: the attention core (scores to values) as one fused op each way
-//!   on the CPU.
+//!   on the CPU; [`fused_attention_qkv()`] on a merged QKV projection.
 //! - [`multi_hop_edge_bias()`]: Graphormer's multi-hop edge encoding as one pass each way
 //!   on the CPU.
 //! - [`gaussian_basis()`]: Gaussian basis functions of pair distances (Transformer-M's 3D

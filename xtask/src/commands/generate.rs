@@ -31,7 +31,8 @@ pub struct GenerateArgs {
     pub run: PathBuf,
     /// Sample the run's checkpoint N (`checkpoint/model-N.bpk`; with
     /// `--checkpoints-per-epoch`, N counts parts) instead of its best model: scores a run
-    /// that is still training. The engine keeps the best and the latest checkpoint.
+    /// that is still training (the engine keeps the last two checkpoints and the best one
+    /// while it trains, the best and the last when it ends).
     #[arg(long, value_name = "N")]
     pub checkpoint: Option<usize>,
     /// Samples to draw (MOSES evaluates 30000).

@@ -177,10 +177,10 @@ fn prepare(
 /// `[B, N, 3 d_model]` (Q in columns `0..d_model`, K next, V last, as a merged QKV
 /// projection writes them), the same values; `None` where [`fused_attention`] is. Under
 /// autodiff one graph node whose one parent is `qkv`, so its gradient is written once as
-/// `[B, N, 3 d_model]`. Why: the three views `qkv.narrow(..)` would each be copied to be
-/// read, and in the backward each view's gradient is scattered into a zero-filled
-/// `[B, N, 3 d_model]` tensor and the three summed (5-6% of a SMILES generator training
-/// step, `perf`).
+/// `[B, N, 3 d_model]`. Why: with the three views `qkv.narrow(..)` as parents, the
+/// backward scatters each view's gradient into a zero-filled `[B, N, 3 d_model]` tensor
+/// and sums the three (5-6% of a SMILES generator training step, `perf`). Q, K and V are
+/// still copied out of `qkv` for the kernel, as the views were.
 ///
 /// # Panics
 /// If the last dimension is not `3 d_model` with `d_model` a multiple of `num_heads`, or

@@ -264,7 +264,8 @@ fn attend_cached_equals_the_masked_dense_row() {
 /// the gradients of `x` and of both projections' weights equal the unfused ops' (an
 /// all-false `key_padding_mask` takes the unfused path, the same function), and
 /// `forward` without a mask gives the core's output exactly; for the causal pattern, a
-/// window of 3 with one global token and dense attention.
+/// window of 3 with and without one global token and dense attention, over 20 tokens (so
+/// the kernel's visible columns start and end inside its 8-wide vectors, not at 0 and 8).
 #[test]
 fn fused_whole_sequence_equals_the_unfused_ops() {
     let dev = Device::flex().autodiff();
@@ -283,7 +284,7 @@ fn fused_whole_sequence_equals_the_unfused_ops() {
             .with_dropout(0.0)
             .with_pattern(pattern)
             .init(&dev);
-        let (b, t) = (2, 7);
+        let (b, t) = (2, 20);
         let x0 = Tensor::<3>::random([b, t, 16], Distribution::Normal(0.0, 1.0), &dev);
         let g = Tensor::<3>::random([b, t, 16], Distribution::Normal(0.0, 1.0), &dev);
         // `None`: the fused core itself; `Some(all false)`: `forward`'s unfused ops.

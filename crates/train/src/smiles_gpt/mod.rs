@@ -271,14 +271,15 @@ pub fn train_smiles_gpt(
     Ok(summary)
 }
 
-/// A trained generator: its spec, vocabulary and best model on `device`.
+/// A trained generator: its spec, vocabulary and model on `device` (the best model, or a
+/// checkpoint's: [`GptRun::open_checkpoint`]).
 #[derive(Debug)]
 pub struct GptRun {
     /// `run.json`.
     pub spec: GptRunSpec,
     /// `vocab.json`.
     pub vocab: SmilesVocab,
-    /// `best_model.bpk`.
+    /// `best_model.bpk`, or `checkpoint/model-<epoch>.bpk`.
     pub model: SmilesGpt,
 }
 
@@ -337,8 +338,9 @@ impl GptRun {
     }
 
     /// This run with the weights of its checkpoint `epoch` (`checkpoint/model-<epoch>.bpk`,
-    /// the engine's record of a training run, which it keeps for the best and the last
-    /// epoch; with `--checkpoints-per-epoch` an "epoch" is one part) instead of the best
+    /// the engine's record of a training run: while it trains the engine keeps the last two
+    /// epochs' and the best one's, at the end the best and the last; with
+    /// `--checkpoints-per-epoch` an "epoch" is one part) instead of the best
     /// model: a run still training can be sampled and scored. The run folder needs
     /// `run.json` and `vocab.json` (written when training starts), not `best_model.bpk`.
     ///
