@@ -114,6 +114,18 @@ pub fn fused_attention(
         cfg.num_heads > 0 && d % cfg.num_heads == 0,
         "fused_attention: d_model must be a multiple of num_heads"
     );
+    let data = prepare(cfg, [b, n, d], &q.device(), &inputs)?;
+    run(q, k, v, inputs.attn_bias, data)
+}
+
+/// The sizes and the no-gradient inputs of a fused call on `[B, N, d_model]` rows read
+/// into [`Data`] (`None` when `p_mix` is not on flex).
+fn prepare(
+    cfg: FusedAttention,
+    [b, n, d]: [usize; 3],
+    device: &Device,
+    inputs: &FusedAttentionInputs<'_>,
+) -> Option<Data> {
     let shape = Shape {
         n,
         d,
@@ -121,18 +133,6 @@ pub fn fused_attention(
         scale: cfg.scale,
         weight: cfg.softmax_weight,
     };
-    let data = prepare(shape, [b, n, d], &q.device(), &inputs)?;
-    run(q, k, v, inputs.attn_bias, data)
-}
-
-/// The no-gradient inputs of a fused call on `[B, N, d_model]` rows read into [`Data`]
-/// (`None` when `p_mix` is not on flex).
-fn prepare(
-    shape: Shape,
-    [b, n, d]: [usize; 3],
-    device: &Device,
-    inputs: &FusedAttentionInputs<'_>,
-) -> Option<Data> {
     let mask = inputs.attn_mask.clone().map(|m| {
         assert_eq!(
             m.dims(),
@@ -203,14 +203,7 @@ pub fn fused_attention_qkv(
         d3 % 3 == 0 && cfg.num_heads > 0 && d % cfg.num_heads == 0,
         "fused_attention_qkv: qkv must be [B, N, 3 d_model], d_model a multiple of num_heads"
     );
-    let shape = Shape {
-        n,
-        d,
-        h: cfg.num_heads,
-        scale: cfg.scale,
-        weight: cfg.softmax_weight,
-    };
-    let data = prepare(shape, [b, n, d], &qkv.device(), &inputs)?;
+    let data = prepare(cfg, [b, n, d], &qkv.device(), &inputs)?;
     if qkv.is_autodiff() {
         let qkv = qkv.try_into_primitive::<Autodiff<Flex>>().ok()?;
         return Some(Tensor::from_primitive::<Autodiff<Flex>>(tracked_qkv(
