@@ -146,7 +146,13 @@ pub fn run(args: GenerateArgs) -> Result<()> {
     }
     if args.moses {
         let smiles: Vec<String> = rows.into_iter().map(|r| r.smiles).collect();
-        let metrics = super::moses_metrics::score(&smiles, &args.sets, &device)?;
+        let mut metrics = super::moses_metrics::score(&smiles, &args.sets, &device)?;
+        if let Some(epoch) = args.checkpoint {
+            metrics.notes.push(format!(
+                "sampled from checkpoint {epoch} of {} (checkpoint/model-{epoch}.bpk), not its best model",
+                args.run.display()
+            ));
+        }
         let mut out = args.out.into_os_string();
         out.push(".moses.json");
         super::moses_metrics::report(&metrics, Some(std::path::Path::new(&out)))?;
