@@ -47,9 +47,11 @@ use crate::flex_data::{AdTensor, contiguous, is_tracked, on_flex_f32, tensor_fro
 use molecule::{Molecule, MoleculeGrads, dispatch_backward, dispatch_forward};
 use packed::uniform_spans;
 pub use packed::{fused_attention_packed, fused_attention_packed_biased};
+pub use qkv::fused_attention_qkv;
 
 mod molecule;
 mod packed;
+mod qkv;
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)] // Burn's own ops are the reference
 mod tests;
@@ -171,49 +173,6 @@ fn prepare(
         p_mix,
         keep,
     })
-}
-
-/// [`fused_attention`] without a bias on Q, K and V side by side in one tensor `qkv` of
-/// `[B, N, 3 d_model]` (Q in columns `0..d_model`, K next, V last, as a merged QKV
-/// projection writes them), the same values; `None` where [`fused_attention`] is. Under
-/// autodiff one graph node whose one parent is `qkv`, so its gradient is written once as
-/// `[B, N, 3 d_model]`. Why: with the three views `qkv.narrow(..)` as parents, the
-/// backward scatters each view's gradient into a zero-filled `[B, N, 3 d_model]` tensor
-/// and sums the three (5-6% of a SMILES generator training step, `perf`). Q, K and V are
-/// still copied out of `qkv` for the kernel, as the views were.
-///
-/// # Panics
-/// If the last dimension is not `3 d_model` with `d_model` a multiple of `num_heads`, or
-/// the optional inputs are not the documented shapes (`attn_bias` must be `None`).
-pub fn fused_attention_qkv(
-    cfg: FusedAttention,
-    qkv: Tensor<3>,
-    inputs: FusedAttentionInputs<'_>,
-) -> Option<Tensor<3>> {
-    assert!(
-        inputs.attn_bias.is_none(),
-        "fused_attention_qkv: no attn_bias (use fused_attention)"
-    );
-    if !on_flex_f32(&qkv) || inputs.p_mix.as_ref().is_some_and(is_tracked) {
-        return None;
-    }
-    let [b, n, d3] = qkv.dims();
-    let d = d3 / 3;
-    assert!(
-        d3 % 3 == 0 && cfg.num_heads > 0 && d % cfg.num_heads == 0,
-        "fused_attention_qkv: qkv must be [B, N, 3 d_model], d_model a multiple of num_heads"
-    );
-    let data = prepare(cfg, [b, n, d], &qkv.device(), &inputs)?;
-    if qkv.is_autodiff() {
-        let qkv = qkv.try_into_primitive::<Autodiff<Flex>>().ok()?;
-        return Some(Tensor::from_primitive::<Autodiff<Flex>>(tracked_qkv(
-            qkv, data,
-        )));
-    }
-    let qkv = contiguous(qkv.try_into_primitive::<Flex>().ok()?);
-    let [q, k, v] = split_qkv(&qkv, &data.out_dims);
-    let (out, _) = forward(&q, &k, &v, None, &data);
-    Some(Tensor::from_primitive::<Flex>(out))
 }
 
 /// [`fused_attention`] after its no-gradient inputs are read into `data`.
@@ -380,27 +339,7 @@ fn backward(
     with_bias: bool,
 ) -> (FlexTensor, FlexTensor, FlexTensor, Option<FlexTensor>) {
     let data = &state.data;
-    let (d, h) = (data.shape.d, data.shape.h);
-    let dout = contiguous(dout);
-    let dout = values(&dout);
-    let (q, k, v) = (values(&state.q), values(&state.k), values(&state.v));
-    let per_molecule: Vec<MoleculeGrads> = data
-        .spans
-        .par_iter()
-        .map(|&span| {
-            let rows = span.row * d..(span.row + span.n) * d;
-            let a = h * span.pair..h * (span.pair + span.n * span.n);
-            let (s, molecule_data) = data.molecule(span);
-            let molecule = Molecule {
-                s,
-                q: &q[rows.clone()],
-                k: &k[rows.clone()],
-                v: &v[rows.clone()],
-                data: molecule_data,
-            };
-            dispatch_backward(&molecule, &state.a[a], &dout[rows], with_bias)
-        })
-        .collect();
+    let per_molecule = molecule_grads(state, dout, with_bias);
     let gather = |f: fn(&MoleculeGrads) -> &Vec<f32>| -> Vec<f32> {
         let mut all = Vec::with_capacity(per_molecule.iter().map(|g| f(g).len()).sum());
         for g in &per_molecule {
@@ -415,6 +354,31 @@ fn backward(
         tensor_from(gather(|g| &g.dv), &data.out_dims),
         dbias,
     )
+}
+
+/// The gradients of each molecule (span order) for the output gradient `dout`.
+fn molecule_grads(state: &AttentionState, dout: FlexTensor, with_bias: bool) -> Vec<MoleculeGrads> {
+    let data = &state.data;
+    let (d, h) = (data.shape.d, data.shape.h);
+    let dout = contiguous(dout);
+    let dout = values(&dout);
+    let (q, k, v) = (values(&state.q), values(&state.k), values(&state.v));
+    data.spans
+        .par_iter()
+        .map(|&span| {
+            let rows = span.row * d..(span.row + span.n) * d;
+            let a = h * span.pair..h * (span.pair + span.n * span.n);
+            let (s, molecule_data) = data.molecule(span);
+            let molecule = Molecule {
+                s,
+                q: &q[rows.clone()],
+                k: &k[rows.clone()],
+                v: &v[rows.clone()],
+                data: molecule_data,
+            };
+            dispatch_backward(&molecule, &state.a[a], &dout[rows], with_bias)
+        })
+        .collect()
 }
 
 /// The node without a bias (parents `q`, `k`, `v`).
@@ -503,78 +467,5 @@ fn tracked(q: AdTensor, k: AdTensor, v: AdTensor, bias: Option<AdTensor>, data: 
                 OpsKind::UnTracked(prep) => prep.finish(out),
             }
         }
-    }
-}
-
-/// Q, K and V (`dims`, `[B, N, d]`) copied out of `qkv` (`[B, N, 3 d]`, contiguous).
-fn split_qkv(qkv: &FlexTensor, dims: &[usize; 3]) -> [FlexTensor; 3] {
-    let d = dims[2];
-    let rows = dims[0] * dims[1];
-    let all = values(qkv);
-    std::array::from_fn(|part| {
-        let mut out = Vec::with_capacity(rows * d);
-        for row in all.chunks_exact(3 * d) {
-            out.extend_from_slice(&row[part * d..(part + 1) * d]);
-        }
-        tensor_from(out, dims)
-    })
-}
-
-/// `dq`, `dk`, `dv` (`[B, N, d]` each, contiguous) side by side as one `[B, N, 3 d]`.
-fn join_qkv(parts: [FlexTensor; 3], dims: &[usize; 3]) -> FlexTensor {
-    let d = dims[2];
-    let rows = dims[0] * dims[1];
-    let parts = parts.map(contiguous);
-    let [q, k, v] = [values(&parts[0]), values(&parts[1]), values(&parts[2])];
-    let mut out = Vec::with_capacity(rows * 3 * d);
-    for r in 0..rows {
-        for part in [q, k, v] {
-            out.extend_from_slice(&part[r * d..(r + 1) * d]);
-        }
-    }
-    tensor_from(out, &[dims[0], dims[1], 3 * d])
-}
-
-/// The node of [`fused_attention_qkv`] (one parent, `qkv`).
-#[derive(Debug)]
-struct QkvAttentionBackward;
-
-impl Backward<Flex, 1> for QkvAttentionBackward {
-    type State = AttentionState;
-
-    fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
-        let dout = grads.consume::<Flex>(&ops.node);
-        let (dq, dk, dv, _) = backward(&ops.state, dout, false);
-        let [parent] = ops.parents;
-        register(
-            grads,
-            parent.map(|p| p.id),
-            join_qkv([dq, dk, dv], &ops.state.data.out_dims),
-        );
-    }
-}
-
-/// The fused forward on a merged `qkv` as one autodiff node.
-fn tracked_qkv(qkv: AdTensor, data: Data) -> AdTensor {
-    let node = qkv.node();
-    let qkv = contiguous(qkv.into_primitive());
-    let [q, k, v] = split_qkv(&qkv, &data.out_dims);
-    let prep = QkvAttentionBackward
-        .prepare::<NoCheckpointing>([node])
-        .compute_bound()
-        .stateful();
-    let (out, a) = forward(&q, &k, &v, None, &data);
-    match prep {
-        OpsKind::Tracked(prep) => prep.finish(
-            AttentionState {
-                q,
-                k,
-                v,
-                a: Arc::new(a),
-                data,
-            },
-            out,
-        ),
-        OpsKind::UnTracked(prep) => prep.finish(out),
     }
 }

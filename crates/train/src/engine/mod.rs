@@ -349,8 +349,24 @@ pub fn keep_best<L: Module, M: Module>(
     export_checkpoint(learner, unwrap, run_dir, epoch, "best_model.bpk")
 }
 
-/// Loads checkpoint `epoch` of `run_dir` into `learner` and writes the model `unwrap`
-/// takes out of it to `run_dir/<file>` atomically.
+/// `learner` with the weights of checkpoint `epoch` of `run_dir`
+/// (`checkpoint/model-<epoch>.bpk`, the record burn-train's checkpointer writes).
+///
+/// # Errors
+/// [`TrainError::Checkpoint`] naming the file when it is missing or does not fit `learner`.
+pub fn load_checkpoint<L: Module>(
+    learner: L,
+    run_dir: &Path,
+    epoch: usize,
+) -> Result<L, TrainError> {
+    let source = run_dir
+        .join("checkpoint")
+        .join(format!("model-{epoch}.bpk"));
+    crate::checkpoint::load_model_file(learner, &source)
+}
+
+/// Loads checkpoint `epoch` of `run_dir` into `learner` ([`load_checkpoint`]) and writes
+/// the model `unwrap` takes out of it to `run_dir/<file>` atomically.
 ///
 /// # Errors
 /// [`TrainError::Checkpoint`] naming the file that cannot be read or written.
@@ -361,17 +377,7 @@ pub fn export_checkpoint<L: Module, M: Module>(
     epoch: usize,
     file: &str,
 ) -> Result<M, TrainError> {
-    let source = run_dir
-        .join("checkpoint")
-        .join(format!("model-{epoch}.bpk"));
-    let model = unwrap(
-        learner
-            .try_load_file(&source)
-            .map_err(|e| TrainError::Checkpoint {
-                path: source.clone(),
-                reason: format!("{e:?}"),
-            })?,
-    );
+    let model = unwrap(load_checkpoint(learner, run_dir, epoch)?);
     let path = run_dir.join(file);
     let tmp = run_dir.join(format!("{file}.partial"));
     let _ = std::fs::remove_file(&tmp);

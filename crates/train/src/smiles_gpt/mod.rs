@@ -354,13 +354,10 @@ impl GptRun {
     ) -> Result<Self, TrainError> {
         let spec = Self::read_spec(run_dir)?;
         let vocab = Self::read_vocab(run_dir)?;
-        let path = run_dir
-            .join("checkpoint")
-            .join(format!("model-{epoch}.bpk"));
         let learner = GptLearner {
             model: spec.model.init(device),
         };
-        let model = crate::checkpoint::load_model_file(learner, &path)?.model;
+        let model = engine::load_checkpoint(learner, run_dir, epoch)?.model;
         Ok(Self { spec, vocab, model })
     }
 }
