@@ -84,3 +84,56 @@ pub fn run_in_parts<T: Send>(
             .collect()
     }))
 }
+
+/// [`run_in_parts`] with each part's items taken at most `rows_at_once` at a time, one
+/// group after another on the part's thread: `work(start, end)` on consecutive groups,
+/// the results of all groups in order. `rows_at_once` is clamped to at least 1.
+///
+/// For work whose memory grows with the rows it holds at once: the KV caches of a
+/// decoding batch are read whole at every step, and stay in the CPU's caches only for a
+/// few sequences (`CpuWeights::rows_at_once` in `smiles_gpt`).
+///
+/// # Errors
+/// As [`run_in_parts`].
+pub fn run_in_parts_grouped<T: Send>(
+    batch: usize,
+    parts: usize,
+    rows_at_once: usize,
+    work: impl Fn(usize, usize) -> T + Sync,
+) -> Result<Vec<T>, String> {
+    let step = rows_at_once.max(1);
+    let groups = run_in_parts(batch, parts, |start, end| {
+        (start..end)
+            .step_by(step)
+            .map(|s| work(s, s.saturating_add(step).min(end)))
+            .collect::<Vec<T>>()
+    })?;
+    Ok(groups.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grouped_parts_cover_the_batch_in_order() {
+        // 10 rows, 2 parts of 5, groups of at most 2: [0,2) [2,4) [4,5) [5,7) [7,9) [9,10).
+        let groups = run_in_parts_grouped(10, 2, 2, |s, e| (s, e)).unwrap();
+        assert_eq!(
+            groups,
+            vec![(0, 2), (2, 4), (4, 5), (5, 7), (7, 9), (9, 10)]
+        );
+        // One part, groups larger than the batch: the batch at once.
+        assert_eq!(
+            run_in_parts_grouped(3, 1, 16, |s, e| (s, e)).unwrap(),
+            vec![(0, 3)]
+        );
+        // rows_at_once 0 is taken as 1; usize::MAX is the part at once.
+        assert_eq!(
+            run_in_parts_grouped(2, 1, 0, |s, e| (s, e)).unwrap(),
+            vec![(0, 1), (1, 2)]
+        );
+        let whole = run_in_parts_grouped(6, 2, usize::MAX, |s, e| (s, e)).unwrap();
+        assert_eq!(whole, vec![(0, 3), (3, 6)]);
+    }
+}

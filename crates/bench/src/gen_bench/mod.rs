@@ -119,10 +119,12 @@ pub fn run_row(
             let settings = SamplingSettings::default();
             // As `sample_batch` decodes on the CPU: the batch in one part per thread, each
             // row with its own generator, the steps through the fused CPU decoder when a
-            // BLAS is loaded (Burn's cached forward otherwise); every row takes `steps`
-            // steps, as the PyTorch loop does.
+            // BLAS is loaded, in groups of `CpuWeights::rows_at_once` sequences (Burn's cached
+            // forward otherwise, the part at once); every row takes `steps` steps, as the
+            // PyTorch loop does.
             let parts = models::parallel::inference_parts(&device);
             let weights = CpuWeights::from_model(&net);
+            let rows_at_once = weights.as_ref().map_or(batch, CpuWeights::rows_at_once);
             let decode = |start: usize, end: usize| -> Result<()> {
                 let b = end - start;
                 let prompts = vec![vec![BOS]; b];
@@ -150,7 +152,7 @@ pub fn run_row(
             };
             let (median, runs) = time_calls(
                 || {
-                    models::parallel::run_in_parts(batch, parts, decode)
+                    models::parallel::run_in_parts_grouped(batch, parts, rows_at_once, decode)
                         .map_err(anyhow::Error::msg)?
                         .into_iter()
                         .collect::<Result<()>>()

@@ -54,6 +54,11 @@ struct BlockWeights {
     pattern: AttentionPattern,
 }
 
+/// The largest product weights (bytes) for which [`CpuWeights::rows_at_once`] decodes in
+/// small groups: between the small preset's 3.2 MB and MolGPT's 25 MB, the two sizes
+/// measured.
+pub const GROUPED_DECODE_MAX_WEIGHT_BYTES: usize = 8 << 20;
+
 /// A [`SmilesGpt`]'s weights copied out of its tensors for [`CpuDecoder`] (about 4 bytes
 /// per parameter: 3.3 MB for the small preset).
 #[derive(Debug, Clone)]
@@ -148,6 +153,33 @@ impl CpuWeights {
     /// Vocabulary size (the width of a step's logits per sequence).
     pub fn vocab_size(&self) -> usize {
         self.vocab_size
+    }
+
+    /// How many sequences one thread should decode together through [`CpuDecoder`] (a
+    /// larger part is decoded in groups of this many, one group after another): 8 when the
+    /// layers' product weights take at most [`GROUPED_DECODE_MAX_WEIGHT_BYTES`],
+    /// `usize::MAX` (the whole part) otherwise.
+    ///
+    /// A step reads every cached key and value of the sequences it holds, and the caches
+    /// of 128 sequences fall out of the CPU's caches where 8 sequences' stay in them; but
+    /// each product also packs its whole weight matrix, whatever the rows, so fewer rows
+    /// pay more per row, and with large weights that cost wins. Measured on 2 Zen 4 cores,
+    /// a batch of 256, 64 steps (docs/RESULTS.md, "Sampling in groups"): the small preset
+    /// (3.2 MB of weights) 750 molecules/s at once, 1,100 in groups of 4 to 12, 960 in 16s;
+    /// MolGPT's size (25 MB) 129 at once, 112 in 64s, 56 in 8s.
+    pub fn rows_at_once(&self) -> usize {
+        let floats: usize = self
+            .blocks
+            .iter()
+            .flat_map(|b| [&b.qkv, &b.out_proj, &b.fc, &b.proj])
+            .chain([&self.head])
+            .map(|d| d.weight.len())
+            .sum();
+        if floats * size_of::<f32>() <= GROUPED_DECODE_MAX_WEIGHT_BYTES {
+            8
+        } else {
+            usize::MAX
+        }
     }
 
     /// `c[rows, d_out] = bias + a[rows, d_in] W`.

@@ -72,7 +72,7 @@ pub fn sample_token(logits: &[f32], settings: &SamplingSettings, rng: &mut StdRn
 /// small batch is too small for Burn's per-operation threading, which then costs more
 /// than it gains), and with a BLAS loaded the steps run through [`CpuDecoder`] (the
 /// same logits as [`SmilesGpt::forward`] within float rounding, without Burn's
-/// per-operation cost).
+/// per-operation cost), each part in groups of [`CpuWeights::rows_at_once`] sequences.
 ///
 /// # Errors
 /// Prompts of different lengths, an empty or too long prompt, a condition the model
@@ -128,7 +128,8 @@ pub fn sample_batch_in_parts(
             device,
         )
     };
-    let outputs = crate::parallel::run_in_parts(b, parts, decode)?;
+    let rows_at_once = weights.as_ref().map_or(b, CpuWeights::rows_at_once);
+    let outputs = crate::parallel::run_in_parts_grouped(b, parts, rows_at_once, decode)?;
     let mut out = Vec::with_capacity(b);
     for part in outputs {
         out.extend(part?);

@@ -5,11 +5,11 @@ use attn_core::AttentionPattern;
 use burn::module::Param;
 use burn::prelude::*;
 use burn::tensor::{Distribution, Tolerance};
-use rand::SeedableRng;
 use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 use super::sampling::{SamplingSettings, sample_batch, sample_token};
-use super::{SmilesGpt, SmilesGptConfig};
+use super::{CpuWeights, SmilesGpt, SmilesGptConfig};
 
 fn tiny(pattern: AttentionPattern, device: &Device) -> SmilesGpt {
     let mut model = SmilesGptConfig::new(11)
@@ -187,14 +187,15 @@ fn sampling_is_seeded_and_greedy_follows_the_full_forward() {
     assert!(g[0].len() + 2 == 12 || g[0].last() == Some(&2));
 }
 
-/// Decoding a batch in parts at once gives the sequences of one part: each row draws
-/// from its own generator, so the split does not change the samples.
+/// Decoding a batch in parts at once, each part in groups of `rows_at_once` sequences,
+/// gives the sequences of the whole batch decoded together: each row draws from its own
+/// generator, so the split does not change the samples.
 #[test]
 fn sampling_in_parts_equals_one_part() {
     let dev = Device::flex();
     dev.seed(11);
     let model = tiny(AttentionPattern::causal(), &dev);
-    let prompts = vec![vec![1u32, 4]; 5];
+    let prompts = vec![vec![1u32, 4]; 19];
     let settings = SamplingSettings::default();
     let sample = |parts: usize| {
         super::sampling::sample_batch_in_parts(
@@ -208,10 +209,29 @@ fn sampling_in_parts_equals_one_part() {
         )
         .unwrap()
     };
+    // The whole batch in one decoder, with the seeds `sample_batch_in_parts` draws.
+    let mut rng = StdRng::seed_from_u64(5);
+    let seeds: Vec<u64> = (0..prompts.len()).map(|_| rng.random()).collect();
+    let weights = CpuWeights::from_model(&model);
+    if let Some(w) = &weights {
+        // The tiny model is decoded in groups, so 19 rows are more than one group.
+        assert!(w.rows_at_once() < prompts.len());
+    }
+    let whole = super::sampling::decode_rows(
+        &model,
+        weights.as_ref(),
+        &prompts,
+        None,
+        &settings,
+        &seeds,
+        &dev,
+    )
+    .unwrap();
     let one = sample(1);
-    assert_eq!(one.len(), 5);
+    assert_eq!(one.len(), 19);
     // Rows differ from one another (each its own stream), and splits agree.
     assert!(one.iter().any(|s| s != &one[0]), "{one:?}");
+    assert_eq!(one, whole);
     for parts in [2, 3, 5, 8] {
         assert_eq!(sample(parts), one, "{parts} parts");
     }
