@@ -3,7 +3,7 @@
 //!
 //! Why by hand: Burn's flex backend parallelises large GEMMs but runs elementwise ops on
 //! one thread, so a small model leaves cores idle; molecules of a padded batch do not
-//! interact, so contiguous groups of them can run at once on rayon's threads
+//! interact, so contiguous parts of them can run at once on rayon's threads
 //! (docs/BENCHMARKS.md, "Both cores").
 
 use burn::prelude::*;
@@ -22,7 +22,7 @@ pub fn inference_parts(device: &Device) -> usize {
     }
 }
 
-/// Runs `forward(start, end)` on `parts` contiguous groups of the `batch` molecules at once
+/// Runs `forward(start, end)` on `parts` contiguous parts of the `batch` molecules at once
 /// on rayon's threads and concatenates the `[end - start, ...]` outputs in order along
 /// the first (molecule) axis. `parts` is clamped to `1..=batch`; with 1,
 /// `forward(0, batch)` runs alone.
@@ -44,7 +44,7 @@ pub fn forward_in_parts<const D: usize>(
     Tensor::cat(outputs, 0)
 }
 
-/// Runs `work(start, end)` on `parts` contiguous groups of `batch` items at once, each
+/// Runs `work(start, end)` on `parts` contiguous parts of `batch` items at once, each
 /// on a one-thread rayon pool of its own, and returns the results in order. `parts` is
 /// clamped to `1..=batch`; with 1, `work(0, batch)` runs alone on the calling thread.
 ///
@@ -85,30 +85,31 @@ pub fn run_in_parts<T: Send>(
     }))
 }
 
-/// [`run_in_parts`] with each part's items taken at most `rows_at_once` at a time, one
-/// group after another on the part's thread: `work(start, end)` on consecutive groups,
-/// the results of all groups in order. `rows_at_once` is clamped to at least 1.
+/// [`run_in_parts`] with each part's items cut into chunks of at most `chunk_rows`, run
+/// one after another on the part's thread: `work(start, end)` on consecutive chunks, the
+/// results of all chunks in order. `chunk_rows` is clamped to at least 1; an empty batch
+/// runs no chunk and returns no result (where [`run_in_parts`] calls `work(0, 0)`).
 ///
 /// For work whose memory grows with the rows it holds at once: the KV caches of a
 /// decoding batch are read whole at every step, and stay in the CPU's caches only for a
-/// few sequences (`CpuWeights::rows_at_once` in `smiles_gpt`).
+/// few sequences (`smiles_gpt::sampling::decode_chunk_rows`).
 ///
 /// # Errors
 /// As [`run_in_parts`].
-pub fn run_in_parts_grouped<T: Send>(
+pub fn run_in_parts_chunked<T: Send>(
     batch: usize,
     parts: usize,
-    rows_at_once: usize,
+    chunk_rows: usize,
     work: impl Fn(usize, usize) -> T + Sync,
 ) -> Result<Vec<T>, String> {
-    let step = rows_at_once.max(1);
-    let groups = run_in_parts(batch, parts, |start, end| {
+    let step = chunk_rows.max(1);
+    let chunks = run_in_parts(batch, parts, |start, end| {
         (start..end)
             .step_by(step)
             .map(|s| work(s, s.saturating_add(step).min(end)))
             .collect::<Vec<T>>()
     })?;
-    Ok(groups.into_iter().flatten().collect())
+    Ok(chunks.into_iter().flatten().collect())
 }
 
 #[cfg(test)]
@@ -116,24 +117,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn grouped_parts_cover_the_batch_in_order() {
-        // 10 rows, 2 parts of 5, groups of at most 2: [0,2) [2,4) [4,5) [5,7) [7,9) [9,10).
-        let groups = run_in_parts_grouped(10, 2, 2, |s, e| (s, e)).unwrap();
+    fn chunked_parts_cover_the_batch_in_order() {
+        // 10 rows, 2 parts of 5, chunks of at most 2: [0,2) [2,4) [4,5) [5,7) [7,9) [9,10).
+        let chunks = run_in_parts_chunked(10, 2, 2, |s, e| (s, e)).unwrap();
         assert_eq!(
-            groups,
+            chunks,
             vec![(0, 2), (2, 4), (4, 5), (5, 7), (7, 9), (9, 10)]
         );
-        // One part, groups larger than the batch: the batch at once.
+        // One part, chunks larger than the batch: the batch at once.
         assert_eq!(
-            run_in_parts_grouped(3, 1, 16, |s, e| (s, e)).unwrap(),
+            run_in_parts_chunked(3, 1, 16, |s, e| (s, e)).unwrap(),
             vec![(0, 3)]
         );
-        // rows_at_once 0 is taken as 1; usize::MAX is the part at once.
+        // chunk_rows 0 is taken as 1; usize::MAX is the part at once; no rows, no chunk.
         assert_eq!(
-            run_in_parts_grouped(2, 1, 0, |s, e| (s, e)).unwrap(),
+            run_in_parts_chunked(2, 1, 0, |s, e| (s, e)).unwrap(),
             vec![(0, 1), (1, 2)]
         );
-        let whole = run_in_parts_grouped(6, 2, usize::MAX, |s, e| (s, e)).unwrap();
+        let whole = run_in_parts_chunked(6, 2, usize::MAX, |s, e| (s, e)).unwrap();
         assert_eq!(whole, vec![(0, 3), (3, 6)]);
+        assert!(
+            run_in_parts_chunked(0, 2, 8, |s, e| (s, e))
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -20,7 +20,7 @@ use burn::optim::GradientsParams;
 use burn::prelude::*;
 use models::SmilesGpt;
 use models::smiles_gpt::CpuWeights;
-use models::smiles_gpt::sampling::{Decoding, SamplingSettings, sample_token};
+use models::smiles_gpt::sampling::{Decoding, SamplingSettings, decode_chunk_rows, sample_token};
 use mol_featurize::smiles_tokenizer::BOS;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -102,7 +102,7 @@ fn model(run: Option<&Path>, device: &Device) -> Result<SmilesGpt> {
 /// Runs one row in this process and returns its measurement.
 ///
 /// # Errors
-/// The model cannot be built or a call fails.
+/// A batch of 0, or the model cannot be built or a call fails.
 pub fn run_row(
     mode: GenBenchMode,
     run: Option<&Path>,
@@ -111,6 +111,9 @@ pub fn run_row(
     seq_len: usize,
     seconds: f64,
 ) -> Result<GenRowResult> {
+    if batch == 0 {
+        bail!("--batch must be at least 1");
+    }
     let device = Device::flex();
     let (median, runs, work) = match mode {
         GenBenchMode::Sample => {
@@ -119,12 +122,12 @@ pub fn run_row(
             let settings = SamplingSettings::default();
             // As `sample_batch` decodes on the CPU: the batch in one part per thread, each
             // row with its own generator, the steps through the fused CPU decoder when a
-            // BLAS is loaded, in groups of `CpuWeights::rows_at_once` sequences (Burn's cached
+            // BLAS is loaded, in chunks of `decode_chunk_rows` sequences (Burn's cached
             // forward otherwise, the part at once); every row takes `steps` steps, as the
             // PyTorch loop does.
             let parts = models::parallel::inference_parts(&device);
             let weights = CpuWeights::from_model(&net);
-            let rows_at_once = weights.as_ref().map_or(batch, CpuWeights::rows_at_once);
+            let chunk_rows = decode_chunk_rows(weights.as_ref(), batch);
             let decode = |start: usize, end: usize| -> Result<()> {
                 let b = end - start;
                 let prompts = vec![vec![BOS]; b];
@@ -152,7 +155,7 @@ pub fn run_row(
             };
             let (median, runs) = time_calls(
                 || {
-                    models::parallel::run_in_parts_grouped(batch, parts, rows_at_once, decode)
+                    models::parallel::run_in_parts_chunked(batch, parts, chunk_rows, decode)
                         .map_err(anyhow::Error::msg)?
                         .into_iter()
                         .collect::<Result<()>>()

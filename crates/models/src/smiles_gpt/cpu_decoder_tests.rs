@@ -33,7 +33,7 @@ impl ModuleMapper for Scramble {
 
 /// The fused path needs a BLAS. CI sets `MOLATTN_REQUIRE_BLAS=1` (and installs
 /// OpenBLAS), so there these tests cannot pass by skipping.
-fn blas_present() -> bool {
+pub(super) fn blas_present() -> bool {
     let present = attn_core::blas::blas().is_some();
     if std::env::var("MOLATTN_REQUIRE_BLAS").is_ok_and(|v| v == "1") {
         assert!(present, "{}", attn_core::blas::blas_summary());

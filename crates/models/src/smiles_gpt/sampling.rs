@@ -72,7 +72,7 @@ pub fn sample_token(logits: &[f32], settings: &SamplingSettings, rng: &mut StdRn
 /// small batch is too small for Burn's per-operation threading, which then costs more
 /// than it gains), and with a BLAS loaded the steps run through [`CpuDecoder`] (the
 /// same logits as [`SmilesGpt::forward`] within float rounding, without Burn's
-/// per-operation cost), each part in groups of [`CpuWeights::rows_at_once`] sequences.
+/// per-operation cost), each part in chunks of [`decode_chunk_rows`] sequences.
 ///
 /// # Errors
 /// Prompts of different lengths, an empty or too long prompt, a condition the model
@@ -128,13 +128,20 @@ pub fn sample_batch_in_parts(
             device,
         )
     };
-    let rows_at_once = weights.as_ref().map_or(b, CpuWeights::rows_at_once);
-    let outputs = crate::parallel::run_in_parts_grouped(b, parts, rows_at_once, decode)?;
+    let chunk_rows = decode_chunk_rows(weights.as_ref(), b);
+    let outputs = crate::parallel::run_in_parts_chunked(b, parts, chunk_rows, decode)?;
     let mut out = Vec::with_capacity(b);
     for part in outputs {
         out.extend(part?);
     }
     Ok(out)
+}
+
+/// How many of a part's `rows` sequences one decoder holds at once: the fused step's
+/// [`CpuWeights::chunk_rows`] with `weights`, else all of them (Burn's per-operation cost
+/// falls with larger batches).
+pub fn decode_chunk_rows(weights: Option<&CpuWeights>, rows: usize) -> usize {
+    weights.map_or(rows, CpuWeights::chunk_rows)
 }
 
 /// The decoding loop of one part: row `i` draws from a generator seeded with `seeds[i]`.

@@ -9,7 +9,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use super::sampling::{SamplingSettings, sample_batch, sample_token};
-use super::{CpuWeights, SmilesGpt, SmilesGptConfig};
+use super::{Condition, CpuWeights, SmilesGpt, SmilesGptConfig};
 
 fn tiny(pattern: AttentionPattern, device: &Device) -> SmilesGpt {
     let mut model = SmilesGptConfig::new(11)
@@ -187,52 +187,72 @@ fn sampling_is_seeded_and_greedy_follows_the_full_forward() {
     assert!(g[0].len() + 2 == 12 || g[0].last() == Some(&2));
 }
 
-/// Decoding a batch in parts at once, each part in groups of `rows_at_once` sequences,
-/// gives the sequences of the whole batch decoded together: each row draws from its own
-/// generator, so the split does not change the samples.
+/// Decoding a batch in parts at once, each part in chunks of `decode_chunk_rows`
+/// sequences, gives the sequences of the whole batch decoded together, with and without
+/// a condition: each row draws from its own generator, so the split does not change the
+/// samples. 67 rows are more than one chunk of 8 in every split tried (1 to 8 parts).
 #[test]
 fn sampling_in_parts_equals_one_part() {
     let dev = Device::flex();
+    let fused = super::cpu_decoder_tests::blas_present();
     dev.seed(11);
-    let model = tiny(AttentionPattern::causal(), &dev);
-    let prompts = vec![vec![1u32, 4]; 19];
-    let settings = SamplingSettings::default();
-    let sample = |parts: usize| {
-        super::sampling::sample_batch_in_parts(
-            &model,
-            &prompts,
-            None,
-            &settings,
-            &mut StdRng::seed_from_u64(5),
-            &dev,
-            parts,
-        )
-        .unwrap()
+    let plain = tiny(AttentionPattern::causal(), &dev);
+    let conditioned = SmilesGptConfig::new(11)
+        .with_max_len(12)
+        .with_d_model(16)
+        .with_num_layers(2)
+        .with_num_heads(2)
+        .with_d_ff(32)
+        .with_num_props(Some(1))
+        .with_scaffold_max_len(Some(2))
+        .init(&dev);
+    let b = 67;
+    let prompts = vec![vec![1u32, 4]; b];
+    let props: Vec<f32> = (0..b).map(|i| i as f32 / 10.0 - 3.0).collect();
+    let scaffold: Vec<i64> = (0..2 * b as i64).map(|i| 4 + i % 7).collect();
+    let condition = Condition {
+        props: Some(Tensor::from_data(TensorData::new(props, [b, 1]), &dev)),
+        scaffold: Some(Tensor::from_data(TensorData::new(scaffold, [b, 2]), &dev)),
     };
-    // The whole batch in one decoder, with the seeds `sample_batch_in_parts` draws.
-    let mut rng = StdRng::seed_from_u64(5);
-    let seeds: Vec<u64> = (0..prompts.len()).map(|_| rng.random()).collect();
-    let weights = CpuWeights::from_model(&model);
-    if let Some(w) = &weights {
-        // The tiny model is decoded in groups, so 19 rows are more than one group.
-        assert!(w.rows_at_once() < prompts.len());
-    }
-    let whole = super::sampling::decode_rows(
-        &model,
-        weights.as_ref(),
-        &prompts,
-        None,
-        &settings,
-        &seeds,
-        &dev,
-    )
-    .unwrap();
-    let one = sample(1);
-    assert_eq!(one.len(), 19);
-    // Rows differ from one another (each its own stream), and splits agree.
-    assert!(one.iter().any(|s| s != &one[0]), "{one:?}");
-    assert_eq!(one, whole);
-    for parts in [2, 3, 5, 8] {
-        assert_eq!(sample(parts), one, "{parts} parts");
+    let settings = SamplingSettings::default();
+    for (model, condition) in [(&plain, None), (&conditioned, Some(&condition))] {
+        let sample = |parts: usize| {
+            super::sampling::sample_batch_in_parts(
+                model,
+                &prompts,
+                condition,
+                &settings,
+                &mut StdRng::seed_from_u64(5),
+                &dev,
+                parts,
+            )
+            .unwrap()
+        };
+        // The whole batch in one decoder, with the seeds `sample_batch_in_parts` draws.
+        let mut rng = StdRng::seed_from_u64(5);
+        let seeds: Vec<u64> = (0..b).map(|_| rng.random()).collect();
+        let weights = CpuWeights::from_model(model);
+        assert_eq!(weights.is_some(), fused);
+        if let Some(w) = &weights {
+            assert_eq!(w.chunk_rows(), 8);
+        }
+        let whole = super::sampling::decode_rows(
+            model,
+            weights.as_ref(),
+            &prompts,
+            condition,
+            &settings,
+            &seeds,
+            &dev,
+        )
+        .unwrap();
+        let one = sample(1);
+        assert_eq!(one.len(), b);
+        // Rows differ from one another (each its own stream), and splits agree.
+        assert!(one.iter().any(|s| s != &one[0]), "{one:?}");
+        assert_eq!(one, whole);
+        for parts in [2, 3, 5, 8] {
+            assert_eq!(sample(parts), one, "{parts} parts");
+        }
     }
 }
