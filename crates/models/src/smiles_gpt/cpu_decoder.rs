@@ -54,11 +54,6 @@ struct BlockWeights {
     pattern: AttentionPattern,
 }
 
-/// The largest product weights (bytes) for which [`CpuWeights::chunk_rows`] decodes in
-/// small chunks: between the small preset's 3.0 MiB and MolGPT's 24 MiB, the two sizes
-/// measured.
-pub const CHUNKED_DECODE_MAX_WEIGHT_BYTES: usize = 8 << 20;
-
 /// A [`SmilesGpt`]'s weights copied out of its tensors for [`CpuDecoder`] (about 4 bytes
 /// per parameter: 3.3 MB for the small preset).
 #[derive(Debug, Clone)]
@@ -155,20 +150,10 @@ impl CpuWeights {
         self.vocab_size
     }
 
-    /// How many sequences one thread should decode at once through [`CpuDecoder`] (a
-    /// larger part is decoded in chunks of this many, one after another): 8 when the
-    /// layers' product weights take at most [`CHUNKED_DECODE_MAX_WEIGHT_BYTES`],
-    /// `usize::MAX` (the whole part) otherwise.
-    ///
-    /// A step reads every cached key and value of the sequences it holds, and the caches
-    /// of 128 sequences (64 MiB for the small preset at 128 positions) fall out of the
-    /// CPU's caches where 8 sequences' stay in them; but each product also packs its whole
-    /// weight matrix whatever the rows, so fewer rows pay more per row, and with large
-    /// weights that cost wins. Measured on 2 Zen 4 cores, a batch of 256, 64 steps
-    /// (docs/RESULTS.md, "Sampling in chunks"), molecules/s: the small preset (3.0 MiB of
-    /// product weights) 724-789 at once, 1,087-1,160 in chunks of 8, 961-1,009 of 16;
-    /// MolGPT's size (24 MiB) 129 at once, 112 in chunks of 64, 56 of 8.
-    pub fn chunk_rows(&self) -> usize {
+    /// Bytes of the layers' product weights (every block's four `Dense` matrices and the
+    /// LM head, f32), what each decoding step's products pack whatever its rows: 3.0 MiB
+    /// for the small preset, 24 MiB for MolGPT's size.
+    pub fn product_weight_bytes(&self) -> usize {
         let floats: usize = self
             .blocks
             .iter()
@@ -176,11 +161,7 @@ impl CpuWeights {
             .chain([&self.head])
             .map(|d| d.weight.len())
             .sum();
-        if floats * size_of::<f32>() <= CHUNKED_DECODE_MAX_WEIGHT_BYTES {
-            8
-        } else {
-            usize::MAX
-        }
+        floats * size_of::<f32>()
     }
 
     /// `c[rows, d_out] = bias + a[rows, d_in] W`.

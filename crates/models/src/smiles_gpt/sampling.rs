@@ -137,11 +137,29 @@ pub fn sample_batch_in_parts(
     Ok(out)
 }
 
-/// How many of a part's `rows` sequences one decoder holds at once: the fused step's
-/// [`CpuWeights::chunk_rows`] with `weights`, else all of them (Burn's per-operation cost
-/// falls with larger batches).
+/// The largest product weights (bytes, [`CpuWeights::product_weight_bytes`]) for which
+/// [`decode_chunk_rows`] decodes in small chunks: between the small preset's 3.0 MiB and
+/// MolGPT's 24 MiB, the two sizes measured.
+pub const CHUNKED_DECODE_MAX_WEIGHT_BYTES: usize = 8 << 20;
+
+/// How many of a part's `rows` sequences one decoder holds at once (a larger part is
+/// decoded in chunks of this many, one after another): through [`CpuDecoder`] (`weights`
+/// given), 8 when the product weights take at most [`CHUNKED_DECODE_MAX_WEIGHT_BYTES`],
+/// else all `rows`; through Burn's forward (`None`), all `rows`, since its per-operation
+/// cost falls with larger batches.
+///
+/// A step reads every cached key and value of the sequences it holds, and the caches of
+/// 128 sequences (64 MiB for the small preset at 128 positions) fall out of the CPU's
+/// caches where 8 sequences' stay in them; but each product also packs its whole weight
+/// matrix whatever the rows, so fewer rows pay more per row, and with large weights that
+/// cost wins. Measured on 2 Zen 4 cores, a batch of 256, 64 steps (docs/RESULTS.md,
+/// "Sampling in chunks"), molecules/s: the small preset 724-789 at once, 1,087-1,160 in
+/// chunks of 8, 961-1,009 of 16; MolGPT's size 129 at once, 112 in chunks of 64, 56 of 8.
 pub fn decode_chunk_rows(weights: Option<&CpuWeights>, rows: usize) -> usize {
-    weights.map_or(rows, CpuWeights::chunk_rows)
+    match weights {
+        Some(w) if w.product_weight_bytes() <= CHUNKED_DECODE_MAX_WEIGHT_BYTES => 8,
+        _ => rows,
+    }
 }
 
 /// The decoding loop of one part: row `i` draws from a generator seeded with `seeds[i]`.
