@@ -378,7 +378,16 @@ impl<'a> Operand<'a> {
 ///
 /// Each matrix product is cut into blocks of output rows, one per rayon thread when the
 /// batch has fewer matrices than threads; larger batches run one matrix per task.
-pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<FlexTensor> {
+///
+/// `bias` (`[n]`), when given, is added to every output row: each block starts from it
+/// instead of zeros, so the sum costs no pass of its own (`None` when its length is not
+/// `n`).
+pub(crate) fn matmul(
+    blas: &Blas,
+    lhs: &FlexTensor,
+    rhs: &FlexTensor,
+    bias: Option<&[f32]>,
+) -> Option<FlexTensor> {
     if lhs.dtype() != DType::F32 || rhs.dtype() != DType::F32 {
         return None;
     }
@@ -396,11 +405,18 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
     let mut out_dims = ld[..r - 2].to_vec();
     out_dims.extend([m, n]);
     let batch: usize = ld[..r - 2].iter().product();
+    if bias.is_some_and(|b| b.len() != n) {
+        return None;
+    }
     if m == 0 || n == 0 || batch == 0 {
         return Some(FlexTensor::empty(Shape::from(out_dims), DType::F32));
     }
     if k == 0 {
-        return Some(FlexTensor::zeros(Shape::from(out_dims), DType::F32));
+        let rows = match bias {
+            Some(b) => b.repeat(batch * m),
+            None => vec![0.0; batch * m * n],
+        };
+        return Some(FlexTensor::from_data(TensorData::new(rows, out_dims)));
     }
     let (lhs_c, rhs_c);
     let a = match Operand::new(lhs) {
@@ -423,10 +439,10 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
 
     // Not `FlexTensor::empty`: it zero-fills a byte vector and then copies it into a
     // 16-byte aligned one (burn-flex 0.22.1), two single-threaded passes over every
-    // product's output. Here each block is zeroed by the task that runs its sgemm (in
-    // parallel, and the block is then in cache), so the output is initialised whatever
-    // the BLAS does, and sgemm gets beta = 1 (C = A B + C = A B): with beta = 0 OpenBLAS
-    // zeroes C itself first, a second pass over the block.
+    // product's output. Here each block is zeroed (or set to the bias) by the task that
+    // runs its sgemm (in parallel, and the block is then in cache), so the output is
+    // initialised whatever the BLAS does, and sgemm gets beta = 1 (C = A B + C): with
+    // beta = 0 OpenBLAS zeroes C itself first, a second pass over the block.
     let len = batch * m * n;
     let mut out_vec: Vec<f32> = Vec::with_capacity(len);
     let out_data: &mut [std::mem::MaybeUninit<f32>] = &mut out_vec.spare_capacity_mut()[..len];
@@ -441,7 +457,14 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
     let block_rows = m.div_ceil(blocks);
     let run = |matrix: usize, row0: usize, c: &mut [std::mem::MaybeUninit<f32>]| {
         let rows = c.len() / n;
-        c.fill(std::mem::MaybeUninit::new(0.0));
+        match bias {
+            Some(b) => c.chunks_exact_mut(n).for_each(|row| {
+                row.iter_mut()
+                    .zip(b)
+                    .for_each(|(o, &v)| *o = std::mem::MaybeUninit::new(v))
+            }),
+            None => c.fill(std::mem::MaybeUninit::new(0.0)),
+        }
         // Row `row0` of op(A): row `row0` of A, or column `row0` of A^T's storage.
         let a_off = a.offsets[matrix] + if a.trans { row0 } else { row0 * a.ld };
         // SAFETY: the offsets and leading dimensions come from the tensors' own layouts,
@@ -483,8 +506,8 @@ pub(crate) fn matmul(blas: &Blas, lhs: &FlexTensor, rhs: &FlexTensor) -> Option<
     } else {
         pieces.into_par_iter().for_each(task);
     }
-    // SAFETY: the blocks above cover all `len` elements, and each was zeroed before its
-    // sgemm added to it.
+    // SAFETY: the blocks above cover all `len` elements, and each was zeroed (or set to
+    // the bias) before its sgemm added to it.
     unsafe { out_vec.set_len(len) };
     Some(FlexTensor::from_data(TensorData::new(out_vec, out_dims)))
 }

@@ -18,9 +18,10 @@ use burn::nn::Linear;
 use burn::prelude::*;
 use burn::tensor::DType;
 use burn_flex::FlexTensor;
+use rayon::prelude::*;
 
 use crate::blas::{self, Blas};
-use crate::flex_data::{AdTensor, on_flex_f32};
+use crate::flex_data::{AdTensor, contiguous, on_flex_f32, tensor_from, values};
 
 /// `lhs.matmul(rhs)` (`[..., m, k] x [..., k, n] -> [..., m, n]`), through the BLAS on
 /// flex when one is loaded (see the module documentation); the same values as Burn's
@@ -45,7 +46,7 @@ pub fn matmul<const D: usize>(lhs: Tensor<D>, rhs: Tensor<D>) -> Tensor<D> {
     } else if let (Ok(a), Ok(b)) = (
         lhs.clone().try_into_primitive::<Flex>(),
         rhs.clone().try_into_primitive::<Flex>(),
-    ) && let Some(out) = blas::matmul(blas, &a, &b)
+    ) && let Some(out) = blas::matmul(blas, &a, &b, None)
     {
         return Tensor::from_primitive::<Flex>(out);
     }
@@ -53,8 +54,9 @@ pub fn matmul<const D: usize>(lhs: Tensor<D>, rhs: Tensor<D>) -> Tensor<D> {
 }
 
 /// `layer.forward(x)` (`[..., d_input] -> [..., d_output]`, Burn's `Linear`: `x W + b`
-/// with `W: [d_input, d_output]`) as one 2D product over all leading rows: through
-/// [`matmul()`] on flex with a BLAS, else Burn's `Linear::forward` on the 2D view (Burn's
+/// with `W: [d_input, d_output]`) as one 2D product over all leading rows: on flex with a
+/// BLAS, the product with the bias as its initial output and, under autodiff, one graph
+/// node (see `biased_product`); else Burn's `Linear::forward` on the 2D view (Burn's
 /// `linear` on a 3D input may run B small GEMMs, which leaves a core idle at molecule
 /// sizes).
 ///
@@ -70,18 +72,159 @@ pub fn linear<const D: usize>(layer: &Linear, x: Tensor<D>) -> Tensor<D> {
     let d_input = dims[D - 1];
     let rows = dims[..D - 1].iter().product();
     let x: Tensor<2> = x.reshape([rows, d_input]);
-    let y = if blas_for(&x).is_some() {
-        let y = matmul(x, layer.weight.val());
-        match &layer.bias {
-            Some(bias) => y + bias.val().unsqueeze_dim(0),
-            None => y,
+    let y = match (blas_for(&x), &layer.bias) {
+        (Some(blas), Some(bias)) => {
+            let (w, b) = (layer.weight.val(), bias.val());
+            match biased_product(blas, &x, &w, &b) {
+                Some(y) => y,
+                None => matmul(x, w) + b.unsqueeze_dim(0),
+            }
         }
-    } else {
-        layer.forward(x)
+        (Some(_), None) => matmul(x, layer.weight.val()),
+        (None, _) => layer.forward(x),
     };
     let mut out = dims;
     out[D - 1] = y.dims()[1];
     y.reshape(out)
+}
+
+/// `x W + b` (`x: [rows, k]`, `W: [k, n]`, `b: [n]`) on flex with a BLAS: the bias is
+/// the product's initial output (no second pass over it) and, under autodiff, one graph
+/// node whose backward is the two products of [`matmul()`] and the bias gradient as
+/// column sums of the output gradient on rayon's threads (Burn's broadcast add would sum
+/// it on the calling thread). `None` when the operands are not ones the BLAS path takes.
+fn biased_product(
+    blas: &'static Blas,
+    x: &Tensor<2>,
+    w: &Tensor<2>,
+    b: &Tensor<1>,
+) -> Option<Tensor<2>> {
+    if x.is_autodiff() {
+        let (Ok(x), Ok(w), Ok(b)) = (
+            x.clone().try_into_primitive::<Autodiff<Flex>>(),
+            w.clone().try_into_primitive::<Autodiff<Flex>>(),
+            b.clone().try_into_primitive::<Autodiff<Flex>>(),
+        ) else {
+            return None;
+        };
+        if !supported(x.primitive(), w.primitive()) || !is_bias_of(b.primitive(), w.primitive()) {
+            return None;
+        }
+        return Some(Tensor::from_primitive::<Autodiff<Flex>>(tracked_linear(
+            blas, x, w, b,
+        )));
+    }
+    let (Ok(x), Ok(w), Ok(b)) = (
+        x.clone().try_into_primitive::<Flex>(),
+        w.clone().try_into_primitive::<Flex>(),
+        b.clone().try_into_primitive::<Flex>(),
+    ) else {
+        return None;
+    };
+    if !is_bias_of(&b, &w) {
+        return None;
+    }
+    let b = contiguous(b);
+    blas::matmul(blas, &x, &w, Some(values(&b))).map(Tensor::from_primitive::<Flex>)
+}
+
+/// Whether `b` is an f32 vector of `w`'s output width.
+fn is_bias_of(b: &FlexTensor, w: &FlexTensor) -> bool {
+    let (bs, ws) = (b.layout().shape(), w.layout().shape());
+    b.dtype() == DType::F32 && bs.num_dims() == 1 && ws.num_dims() == 2 && bs[0] == ws[1]
+}
+
+/// Rows per rayon task of [`column_sums`].
+const COLUMN_SUM_ROWS: usize = 256;
+
+/// Sums of the columns of `g` (`[rows, n]` row-major): partial sums over blocks of rows
+/// on rayon's threads, added in block order (the same result for any thread count).
+fn column_sums(g: &[f32], n: usize) -> Vec<f32> {
+    let mut sums = vec![0.0f32; n];
+    if n == 0 {
+        return sums;
+    }
+    let partials: Vec<Vec<f32>> = g
+        .par_chunks(n * COLUMN_SUM_ROWS)
+        .map(|block| {
+            let mut acc = vec![0.0f32; n];
+            for row in block.chunks_exact(n) {
+                for (a, v) in acc.iter_mut().zip(row) {
+                    *a += v;
+                }
+            }
+            acc
+        })
+        .collect();
+    for part in partials {
+        for (s, p) in sums.iter_mut().zip(part) {
+            *s += p;
+        }
+    }
+    sums
+}
+
+/// The biased product node (parents `x`, `W`, `b`): its state is `x` (for `W`'s gradient)
+/// and `W` (for `x`'s), each kept only when needed.
+#[derive(Debug)]
+struct BlasLinearBackward {
+    blas: &'static Blas,
+}
+
+impl Backward<Flex, 3> for BlasLinearBackward {
+    type State = (Option<FlexTensor>, Option<FlexTensor>);
+
+    fn backward(
+        self,
+        ops: Ops<Self::State, 3>,
+        grads: &mut Gradients,
+        _checkpointer: &mut Checkpointer,
+    ) {
+        let (x, w) = ops.state;
+        let g = grads.consume::<Flex>(&ops.node);
+        let [px, pw, pb] = ops.parents;
+        if let Some(node) = pb {
+            let g = contiguous(g.clone());
+            let n = g.layout().shape()[1];
+            grads.register::<Flex>(node.id, tensor_from(column_sums(values(&g), n), &[n]));
+        }
+        if let Some(node) = px {
+            let w = w.expect("W kept for x's gradient");
+            grads.register::<Flex>(node.id, product(self.blas, g.clone(), transposed(w)));
+        }
+        if let Some(node) = pw {
+            let x = x.expect("x kept for W's gradient");
+            grads.register::<Flex>(node.id, product(self.blas, transposed(x), g));
+        }
+    }
+}
+
+/// The biased product as one autodiff node.
+fn tracked_linear(blas: &'static Blas, x: AdTensor, w: AdTensor, b: AdTensor) -> AdTensor {
+    let (x_tracked, w_tracked) = (x.is_tracked(), w.is_tracked());
+    let prep = BlasLinearBackward { blas }
+        .prepare::<NoCheckpointing>([x.node(), w.node(), b.node()])
+        .compute_bound()
+        .stateful();
+    let (x, w) = (x.into_primitive(), w.into_primitive());
+    let b = contiguous(b.into_primitive());
+    let out = match blas::matmul(blas, &x, &w, Some(values(&b))) {
+        Some(out) => out,
+        // A dimension over i32::MAX: flex's product, then the bias row broadcast.
+        None => {
+            let n = values(&b).len();
+            Flex::float_add(
+                Flex::float_matmul(x.clone(), w.clone()),
+                Flex::float_reshape(b, Shape::new([1, n])),
+            )
+        }
+    };
+    match prep {
+        OpsKind::Tracked(prep) => {
+            prep.finish((w_tracked.then_some(x), x_tracked.then_some(w)), out)
+        }
+        OpsKind::UnTracked(prep) => prep.finish(out),
+    }
 }
 
 /// The BLAS when `x` lives on flex (with or without autodiff) and one is loaded.
@@ -105,7 +248,7 @@ fn supported(lhs: &FlexTensor, rhs: &FlexTensor) -> bool {
 /// The BLAS product, or flex's when the BLAS path declines (for operands that passed
 /// [`supported`], only when a dimension or leading dimension exceeds `i32::MAX`).
 fn product(blas: &Blas, lhs: FlexTensor, rhs: FlexTensor) -> FlexTensor {
-    match blas::matmul(blas, &lhs, &rhs) {
+    match blas::matmul(blas, &lhs, &rhs, None) {
         Some(out) => out,
         None => Flex::float_matmul(lhs, rhs),
     }
@@ -248,22 +391,51 @@ mod tests {
         );
     }
 
-    /// `linear` equals `Linear::forward` on a 3D input, values and weight gradients.
+    /// `linear` equals `Linear::forward` on a 3D input: values and the gradients of the
+    /// input, weight and bias (with and without a bias; 600 rows, so the bias gradient sums
+    /// several row blocks), and values on the plain device.
     #[test]
     fn linear_matches_burns_linear() {
         blas_required();
         let dev = Device::flex().autodiff();
-        let layer = burn::nn::LinearConfig::new(24, 10).init(&dev);
-        let x = Tensor::<3>::random([3, 5, 24], Distribution::Normal(0.0, 1.0), &dev);
-        let run = |f: &dyn Fn(Tensor<3>) -> Tensor<3>| {
-            let y = f(x.clone());
-            let grads = y.clone().powi_scalar(2).sum().backward();
-            [
-                y.inner().to_data(),
-                layer.weight.grad(&grads).unwrap().to_data(),
-                layer.bias.as_ref().unwrap().grad(&grads).unwrap().to_data(),
-            ]
-        };
-        assert_close(&run(&|x| linear(&layer, x)), &run(&|x| layer.forward(x)));
+        for bias in [true, false] {
+            let layer = burn::nn::LinearConfig::new(24, 10)
+                .with_bias(bias)
+                .init(&dev);
+            // A non-zero bias (Burn's default initialiser may be any).
+            let layer = burn::nn::Linear {
+                bias: bias.then(|| {
+                    burn::module::Param::from_tensor(Tensor::<1>::random(
+                        [10],
+                        Distribution::Normal(0.0, 1.0),
+                        &dev,
+                    ))
+                }),
+                ..layer
+            };
+            let x = Tensor::<3>::random([3, 200, 24], Distribution::Normal(0.0, 1.0), &dev);
+            let run = |f: &dyn Fn(Tensor<3>) -> Tensor<3>| {
+                let x = x.clone().require_grad();
+                let y = f(x.clone());
+                let grads = y.clone().powi_scalar(2).sum().backward();
+                let mut out = vec![
+                    y.inner().to_data(),
+                    x.grad(&grads).unwrap().to_data(),
+                    layer.weight.grad(&grads).unwrap().to_data(),
+                ];
+                if let Some(b) = &layer.bias {
+                    out.push(b.grad(&grads).unwrap().to_data());
+                }
+                out
+            };
+            assert_close(&run(&|x| linear(&layer, x)), &run(&|x| layer.forward(x)));
+
+            let plain = layer.valid();
+            let x = x.clone().inner();
+            assert_close(
+                &[linear(&plain, x.clone()).to_data()],
+                &[plain.forward(x).to_data()],
+            );
+        }
     }
 }
